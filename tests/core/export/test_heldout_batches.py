@@ -151,12 +151,7 @@ _PROSE = (
 )
 
 _LIMITS_6: dict[str, str] = {
-    "db-php-var-dump": f'{_NEXT_LINE}: PHP var_dump\'s `["password"]=>` then `string(16) "X"`',
-    "ci-azure-debug-next-line": f"{_NEXT_LINE}: Azure Pipelines' `Evaluating NAME:` then `..=> 'X'`",
-    "prose-en-secret-colon-newline": f"{_NEXT_LINE}: `Client secret:` then the value alone",
     "cli-az-keyvault-show": f"{_SIBLING}: az keyvault secret show",
-    "cli-doppler-box-table": f"{_TABLE}: box-drawing `│` cells (doppler)",
-    "db-influx-auth-table": f"{_TABLE}: tab-aligned header with a `Token` column (influx auth)",
     "cli-vault-approle-secret-id": f"{_TABLE}: vault's Key/Value table, `secret_id` holding a UUID",
     "db-pgbouncer-userlist": f'{_TABLE}: pgbouncer userlist `"user" "X"` rows',
     "game-vdf-password": f'{_TABLE}: Valve KeyValues `"BuildPassword"<tab>"X"`',
@@ -170,13 +165,11 @@ _LIMITS_6: dict[str, str] = {
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
     "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`, a name of two words padded before its `:`",
     "prose-en-pin": f"{_WORDS}: prose `pin … is word-7731`",
-    "fmt-ldif-userpassword-b64": f"{_ENCODED}: LDIF's `userPassword:: base64`",
-    "enc-py-fromhex": f'{_ENCODED}: `bytes.fromhex("…")` under a credential name',
+    "enc-py-fromhex": f'{_NAME}: `SIGNING_SALT = bytes.fromhex("…")`: a salt names no credential (a signing salt need not be secret), and its 24 hex digits are fewer than the hex decoder reads (32)',
     "loc-reasoning-plan": f"{_PROSE}: `the SMTP password (X)`",
     "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
     "x-keycontent-netsh-de": "netsh `Key Content            : words`: a name of two words padded before its `:`, which no reader takes as one name",
     "x-tabop-space-and-tab": "letters only under a spaced `=` in grep rows of a `.conf`, no INI section around: read as code's `name = word`",
-    "x-pub-minisign-secret": f"{_NEXT_LINE}: a minisign secret key under its `untrusted comment:` line",
 }
 
 
@@ -315,7 +308,6 @@ BATCHES: dict[int, Batch] = {
             for k, v in _LIMITS_6.items()
             if k
             in {
-                "fmt-ldif-userpassword-b64",
                 "cli-vault-approle-secret-id",
                 "db-mongo-keyfile-cat",
                 "pkg-deno-auth-tokens",
@@ -327,7 +319,6 @@ BATCHES: dict[int, Batch] = {
                 "dump-strace-write-auth",
                 "enc-py-fromhex",
                 "prose-en-pin",
-                "prose-en-secret-colon-newline",
                 "x-tabop-space-and-tab",
                 "x-keycontent-netsh-de",
             }
@@ -340,6 +331,8 @@ BATCHES: dict[int, Batch] = {
             "x-tab-ok-alias-pass": "a git alias named `pass`: its command reads as a password's value",
             "x-nl-ok-tr-label": "`login.password=Şifre`: a credential-named key's value is redacted whatever its shape, an i18n label too",
             "x-pub-ok-pub-key-id": "`gpg --recv-keys <key id>`: a flag named `keys` reads its public key id as a value",
+            "x-ldif-ok-description": "LDIF `description:: <base64>` of a phrase: the entropy rule reads the base64 as random, not what it decodes to",
+            "x-call-ok-magic": "`bytes.fromhex('89504e47…')`: 16 hex digits of a file's magic number read as random to the entropy rule",
         },
     ),
     7: Batch(

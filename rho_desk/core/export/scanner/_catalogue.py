@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 55
+RULESET_VERSION: Final = 59
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -196,7 +196,19 @@ gated by the name before an option); Redis' wire protocol as ``tcpdump -A`` prin
 55: transcripts: a shell's or a REPL's prompt line whose command or expression names a credential,
 the value printed alone on the line after it (``$ bw get password x``, ``jshell>
 System.getenv("DB_PASS")``, ``irb> …[:secret_access_key]`` then ``=> "X"``), and Redis' numbered
-replies (``1) "requirepass"``, ``2) "X"``)."""
+replies (``1) "requirepass"``, ``2) "X"``).
+56: a table drawn with box-drawing characters (``│``, ``┃``, ``║``, rulers of ``─``) is read as
+its ASCII twin, and a header padded with runs of tabs (``influx auth list``) is split at each run,
+not into empty cells.
+57: a value alone on the line below a line that ends with its credential name (``Client
+secret:``, ``API key:``, ``Password for the reporting DB:``, var_dump's ``["password"]=>`` then
+``string(16) "…"``, Xdebug's ``'password' =>``, a minisign or signify ``… secret key`` comment, a
+CI log's ``..=> '…'``).
+58: a decoded value is read under its name after LDIF's ``NAME::`` (base64, RFC 2849) and after a
+command substitution that pipes it into a decoder (``NAME=$(echo … | xxd -r -p)``, ``| base64
+-d``).
+59: a heredoc ends at its word followed by PHP's ``;`` (``EOT;``, ``EOT,``, ``EOT)``) or by the
+quote and brace that close the JSON it is in: its closing line is no longer read as its value."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -473,6 +473,16 @@ _AROUND_AFTER: Final = 24
 _BREAK_BYTES: Final = re.compile(rb"[\r\n\x00\xff]|\\[nr]")
 _DECODING_CALL: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_.:\[\]]*\([ \t]*(\\{0,3}['\"]?)\Z")
 """A call whose argument the encoded bytes are (``atob('``, ``CHAR(``, ``FromBase64String('``)."""
+_PIPED_INTO: Final = re.compile(
+    rb"\$\((?:echo(?:[ \t]+-[ne]{1,2})?|printf(?:[ \t]+\\{0,3}['\"]?%s\\{0,3}['\"]?)?)"
+    rb"[ \t]+\\{0,3}['\"]?\Z"
+)
+"""A command substitution that prints the encoded bytes (``$(echo ``, ``$(printf '%s' ``)…"""
+_DECODER_AFTER: Final = re.compile(
+    rb"\\{0,3}['\"]?[ \t]*\|[ \t]*(?:xxd[ \t]+-(?:r[ \t]+-)?[rp]{1,2}|base64[ \t]+(?:-d|--decode)"
+    rb"|openssl[ \t]+(?:base64|enc[ \t]+-base64)[ \t]+-d)"
+)
+"""… into a decoder (``| xxd -r -p``, ``| base64 -d``, ``| openssl base64 -d``)."""
 
 
 def around_value(
@@ -487,12 +497,19 @@ def around_value(
     head = head.rstrip(
         b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
     )  # 0x|67,…: no word runs on
+    tail = data[end : min(end + _AROUND_AFTER, len(data) if ceiling is None else ceiling)]
+    cut = _BREAK_BYTES.search(tail)
+    tail = tail[: cut.start()] if cut is not None else tail
     call = _DECODING_CALL.search(head)
     if call is not None:  # api_key = CHAR(…), key = atob('…'): the decoded text is the value
         head = head[: call.start()] + call.group(1)
-    tail = data[end : min(end + _AROUND_AFTER, len(data) if ceiling is None else ceiling)]
-    cut = _BREAK_BYTES.search(tail)
-    return head, tail[: cut.start()] if cut is not None else tail
+    elif head.rstrip(b" ").endswith(b"::"):  # LDIF's NAME:: base64 (RFC 2849): NAME: text
+        head = head[: head.rindex(b"::") + 1] + b" "
+    else:
+        piped = _PIPED_INTO.search(head)
+        if piped is not None and _DECODER_AFTER.match(tail) is not None:
+            head = head[: piped.start()]  # NAME=$(echo … | xxd -r -p): the decoded text
+    return head, tail
 
 
 class Placed:

@@ -69,6 +69,9 @@ _HEREDOC: Final = re.compile(
     rb"<<<?(?P<dash>[\-~]?)[\"']?(?P<word>[A-Za-z_][A-Za-z0-9_]{0,30})[\"']?(?:\.[A-Za-z_][A-Za-z0-9_]{0,20}(?:\(\))?)*[ \t]*[;,)]?[ \t]*$"
 )
 """``<<EOT``, ``<<-EOT``, ``<<~EOT``, ``<<~TOKEN.strip`` (Ruby: a method called on the string)."""
+_HEREDOC_CLOSE: Final = b";,)]}\"' \t"
+"""What may follow a heredoc's closing word on its line: PHP's ``EOT;`` (``EOT,`` and ``EOT)`` in
+a call), the quote and brace that close the JSON the text was in."""
 _TRIPLE: Final = re.compile(rb"(\"\"\"|''')")
 _COMMENT_TAIL: Final = re.compile(rb"[ \t]+[#;].*$")
 _ARGUMENT: Final = re.compile(rb"(?!-[ \t])[^ \t][^\n]*[ \t][A-Za-z_][^\s=]*=\t?\Z")
@@ -79,6 +82,30 @@ CONTINUATION: Final = rb"(?=[^\s]*[A-Za-z0-9])[A-Za-z0-9+/_.~\-]{4,}={0,2}"
 padding at its end; ``NAME=value`` is a line of its own)."""
 _CONTINUATION: Final = re.compile(CONTINUATION)
 _DIGIT: Final = re.compile(rb"[0-9]")
+BELOW_LEAD: Final = rb"(?:[^\s\"'\\]{1,40}?=>[ \t]*)?(?:string\([0-9]{1,7}\)[ \t]+)?"
+"""What may lead a value on the line below its name: an arrow after a log's prefix (``..=> ``),
+a dump's type (var_dump's ``string(16) ``)."""
+LONE_VALUE: Final = (
+    rb"(?=[^\s\\]{0,200}[0-9])(?=[^\s\\]{0,200}[A-Za-z])"
+    rb"[A-Za-z0-9+/_.~!@%^&*?][A-Za-z0-9+/_.~!@#%^&*?\-]{7,199}={0,2}"
+)
+"""One word that reads as a value, alone on its line: eight characters or more, a letter and a
+digit among them, no quote, bracket, separator or sign of a name or a variable (``:``, ``=``,
+``$``)."""
+_BELOW: Final = re.compile(
+    rb"(?:(?<=[^A-Za-z0-9_.\-])|^)[\"']?(?P<name>(?:[A-Za-z]{2,16}[ \t])?[A-Za-z_][A-Za-z0-9_.\-]{0,120})"
+    rb"[\"']?(?:(?::[^\]\n]{0,160})?\])?[ \t]*(?:=>|:)?\Z"
+    rb"|^(?P<noun>(?:[A-Za-z]{2,16}[ \t])?[A-Za-z_][A-Za-z0-9_.\-]{0,120})[ \t]+(?:for|of)[ \t][^\n:]{1,60}:\Z"
+)
+"""A line that ends with a name, one word or two (``Client secret:``, ``… secret key``,
+``["password"]=>``, ``'password' =>``), or begins with one and what it is for
+(``Password for the reporting DB:``)."""
+_BELOW_VALUE: Final = re.compile(
+    BELOW_LEAD
+    + rb"(?:(?P<q>[\"'])(?P<quoted>[^\n]*?)(?P=q)[ \t]*,?|(?P<bare>"
+    + LONE_VALUE
+    + rb"))\Z"
+)
 _WRAP_WIDTH: Final = 60
 """The shortest line a terminal wraps a value at (columns before the value's end)."""
 _VALUE_FIELD_NAMES: Final = (
@@ -284,7 +311,8 @@ class _Reader:
         spans: list[Span] = []
         for k in range(i + 1, min(len(self.lines), i + 1 + _LINES_MAX)):
             line = self.lines[k]
-            if self.t[line.start : line.end].strip() == word:
+            text = self.t[line.start : line.end].strip()
+            if text.startswith(word) and not text[len(word) :].strip(_HEREDOC_CLOSE):
                 self.add_lines(spans, name, forced=forced)
                 return
             spans.append((line.start, line.end))
@@ -598,6 +626,28 @@ class _Reader:
                 kind=b"quoted",
             )
 
+    def below(self, i: int) -> None:
+        """A line that ends with a credential's name (``Client secret:``, var_dump's
+        ``["password"]=>``, a minisign comment ``… secret key``): the value alone on the next
+        line, or the one after a blank one (``_BELOW_VALUE``)."""
+        t, lines = self.t, self.lines
+        nxt = next((k for k in range(i + 1, min(len(lines), i + 3)) if not _blank(t, lines[k])), -1)
+        if nxt < 0:
+            return
+        below = lines[nxt]
+        m = _BELOW_VALUE.match(t, *_trimmed(t, below.start + below.indent, below.end))
+        if m is None:
+            return
+        line = lines[i]
+        head = _BELOW.search(t, *_trimmed(t, line.start + line.indent, line.end))
+        if head is None:
+            return
+        name = head.group("name") or head.group("noun")
+        if m.group("q") is not None:
+            self.add(*m.span("quoted"), name, forced=False, quoted=True, kind=b"quoted")
+        else:
+            self.add(*m.span("bare"), name, forced=False, quoted=False, kind=b"bare")
+
     def sensitive(self, i: int) -> None:
         """terraform's ``"sensitive": true``: the ``value`` of the object around it."""
         t = self.t
@@ -897,4 +947,6 @@ def read(t: bytes, lines: Lines, i: int) -> list[tuple[int, int, str]]:
         reader.pairs(i)
     if named or b"identified" in lowered:
         reader.alone(i)
+    if named or b"key" in lowered:
+        reader.below(i)
     return reader.out

@@ -54,7 +54,7 @@ from ._engine import gated_origins
 from ._lines import ROW, Line, Lines, break_before, peel, text_lines
 from ._names import FOREIGN_WORDS
 from ._prefilter import Rule
-from ._reader import CONTINUATION, read, table_header
+from ._reader import BELOW_LEAD, CONTINUATION, LONE_VALUE, read, table_header
 from ._tables import ROW_END, cells, named_cell, named_word, table_separator
 from ._values import tab_lead
 from ._words import CALL_NAMES, WIRE_FRAME, call_values, word_values
@@ -188,6 +188,11 @@ _SPACED_VALUE: Final = (
     rb"(?:\\{0,7}[\"'][^\"'\x00\xff]{1,200}\\{0,7}[\"']|[^\s\"'=:\\][^\s\"'\\]{0,200})"
 )
 
+_MEMBER: Final = rb"(?:(?::[^\]\r\n\x00\xff]{0,160})?\])?"
+"""The end of a dump's member name (var_dump's ``["NAME"]``, ``["NAME":"Class":private]``)."""
+_FOR: Final = rb"[ \t]+(?:for|of)[ \t][^\r\n\x00\xff:\\]{1,60}:"
+"""What a credential is for, before a colon (``Password for the reporting DB:``)."""
+
 TABLE_HEADER_MAX: Final = 240
 """Longest table header read, in bytes."""
 
@@ -230,6 +235,20 @@ TRIGGERS: Final[dict[str, bytes]] = {
     "pair-among-pairs": rb"[ \t]" + _NCH + rb"*" + _GATE_NAME + rb"=[^\s=\\\"']",
     # NAME alone on its line, its value quoted on the next (SQL's PASSWORD, PHP's define( 'NAME',)
     "alone": rb"(?:" + _GATE_NAME + _Q + rb",?|identified[ \t]+by)" + _SP + _EOL,
+    # a line ending with a credential's name, its value alone on the next (``Client secret:``,
+    # var_dump's ``["password"]=>``, a minisign ``… secret key`` comment; ``_BELOW_NEXT``)
+    "value-below": rb"(?:"
+    + _GATE_NAME
+    + rb"|[a-z]{2,16}[ \t]key)"
+    + rb"(?:"
+    + _Q
+    + _MEMBER
+    + _SP
+    + rb"(?:=>|:)?|"
+    + _FOR
+    + rb")"
+    + _SP
+    + _EOL,
     "env-spaces": rb"(?:env|setenv)[ \t]+" + _NCH + rb"*" + _KW + _NCH + rb"*[ \t]+[^\s=\\]",
     # a table's header naming a column: a credential's cell beside a separator
     # (aligned columns: three spaces before the credential's cell, two after it; a column named
@@ -368,6 +387,22 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     "pair-among-pairs": _pattern(rb"=[^\s=\\\"']{1,200}[ \t]+" + _FULL_NAME + rb"=[^\s=\\\"']"),
     "alone": _on_text(
         _pattern(rb"(?:^|[\s(,])[\"']?" + _FULL_NAME + rb"[\"']?,?$|identified[ \t]+by$")
+    ),
+    "value-below": _pattern(
+        rb"(?:"
+        + _FULL_NAME
+        + rb"|(?<![a-z0-9_.\-])[a-z]{2,16}[ \t]key)"
+        + rb"(?:"
+        + _Q
+        + _MEMBER
+        + _SP
+        + rb"(?:=>|:)?|"
+        + _FOR
+        + rb")"
+        + _SP
+        + rb"(?:$|"
+        + _BREAK
+        + rb"|(?<!\\)\")"
     ),
     "env-spaces": _on_text(_pattern(rb"^(?:env|setenv)[ \t]+" + _FULL_NAME + rb"[ \t]+[^\s=\\]")),
     "table": _table_line,
@@ -552,8 +587,27 @@ def _header_reads(line: bytes) -> bytes | bool:
     return table_separator(line[at:]) or False  # none: ``table`` reads nothing
 
 
+_BELOW_NEXT: Final = re.compile(
+    _LINE_BREAK
+    + rb"(?:"
+    + _LINE_HEAD
+    + _LINE_BREAK
+    + rb")?"
+    + _LINE_HEAD
+    + BELOW_LEAD
+    + rb"(?:\\{0,7}[\"']|"
+    + LONE_VALUE
+    + rb"[ \t]*(?:"
+    + _LINE_BREAK
+    + rb"|$|\\{0,7}\"))",
+    re.IGNORECASE,
+)
+"""After a line that ends with a credential's name, where ``_Reader.below`` finds its value: the
+next line (or the one after a blank one) is a string or one word holding a letter and a digit,
+after a dump's type or arrow (``string(16) "…"``, ``..=> '…'``)."""
 _FOLLOWS: Final[dict[Callable[[bytes], object], Callable[[bytes, int, int], bool]]] = {
     _CONFIRM["alone"]: lambda data, _, end: _QUOTED_NEXT.match(data, end) is not None,
+    _CONFIRM["value-below"]: lambda data, _, end: _BELOW_NEXT.match(data, end) is not None,
     _CONFIRM["value-wrapped"]: lambda data, _, end: _WORD_NEXT.match(data, end) is not None,
     _CONFIRM["key-value-table"]: _named_rows,
 }

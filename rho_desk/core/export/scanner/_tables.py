@@ -22,6 +22,7 @@ __all__ = [
     "NAMED_WORDS",
     "ROW_END",
     "RULER",
+    "TAB_RUN",
     "Header",
     "cells",
     "credential_name",
@@ -76,6 +77,11 @@ _ALIGNED: Final = re.compile(rb"\S {2,}\S")
 """Two cells of aligned columns: two spaces or more between."""
 _ALIGNED_CELL: Final = re.compile(rb"\S+(?: \S+)*")
 _PIPED_CELL: Final = re.compile(rb"[^|]+")
+_TABBED_CELL: Final = re.compile(rb"[^\t]+")
+TAB_RUN: Final = b"\t\t"
+"""The separator of columns padded with tabs (Go's tabwriter with a tab for padding, ``influx``):
+a header holding two tabs in a row is padded, so a run of tabs is one separator, not empty cells
+(the rows may be padded by fewer tabs than their header)."""
 
 
 def table_separator(header: bytes) -> bytes | None:
@@ -83,7 +89,7 @@ def table_separator(header: bytes) -> bytes | None:
     if stripped.startswith(b"|") or stripped.count(b"|") >= 2 or b" | " in stripped:
         return b"|"
     if b"\t" in stripped:
-        return b"\t"
+        return TAB_RUN if TAB_RUN in stripped else b"\t"
     if b"," in stripped:
         return b","
     if _ALIGNED.search(stripped):
@@ -102,6 +108,8 @@ def cells(row: bytes, sep: bytes) -> list[tuple[bytes, int, int]]:
             for m in _PIPED_CELL.finditer(row)
             if not m.group().isspace()
         ]
+    if sep == TAB_RUN:
+        return [(m.group(), m.start(), m.end()) for m in _TABBED_CELL.finditer(row)]
     if b'"' not in row:  # no quoted cell: split in C
         parts = row.split(sep)
         starts = accumulate(map((len(sep)).__add__, map(len, parts)), initial=0)
@@ -154,6 +162,7 @@ ROW_END: Final = {
         (b"|", rb"[^|\n]*"),
         (b",", rb"[^,\n]*"),
         (b"\t", rb"[^\t\n]*"),
+        (TAB_RUN, rb"[^\t\n]*"),
     )
 }
 """Per separator, a line that certainly ends a table (``_Reader.table``): blank once peeled, or

@@ -124,12 +124,15 @@ _MARKS: Final = utf8_pattern(_MARK_RANGES)
 where one follows or precedes a Latin letter or digit (``g̲h̲p̲_``, ``s̶k̶-``), and in it they are removed."""
 
 # What folds to ASCII everywhere it stands (nothing else writes text with it): fullwidth forms,
-# mathematical alphanumerics, enclosed and squared letters and digits.
+# mathematical alphanumerics, enclosed and squared letters and digits, and the box-drawing
+# characters tables are drawn with (``_box``: a table is read as its ASCII twin).
+_BOX_RANGE: Final = (0x2500, 0x257F)
 _FOLD_ALWAYS_RANGES: Final = (
     (0xFF01, 0xFF5E),
     (0x1D400, 0x1D7FF),
     (0x2460, 0x24FF),
     (0x1F100, 0x1F1FF),
+    _BOX_RANGE,
 )
 _FOLD_ALWAYS: Final = utf8_pattern(_FOLD_ALWAYS_RANGES)
 # ... and what folds only beside a Latin letter or digit (prose uses it alone): Cyrillic and Greek
@@ -276,7 +279,7 @@ def _table() -> dict[int, str | None]:
     for lo, hi in (*_FOLD_ALWAYS_RANGES, *_FOLD_BESIDE_RANGES):
         for code in range(lo, hi + 1):
             char = chr(code)
-            folded = _CONFUSABLE.get(char) or unicodedata.normalize("NFKC", char)
+            folded = _CONFUSABLE.get(char) or _box(char) or unicodedata.normalize("NFKC", char)
             if folded.isascii() and folded != char:
                 table[code] = folded
     # every other character of one or two UTF-8 bytes maps to itself: ``str.translate`` takes a
@@ -285,6 +288,20 @@ def _table() -> dict[int, str | None]:
     for code in range(_IDENTITY):
         table.setdefault(code, chr(code))
     return table
+
+
+def _box(char: str) -> str:
+    """A box-drawing character as the ASCII a plain table is drawn with: a vertical line ``|``
+    (``│``, ``┃``, ``║``: a column's separator), a horizontal one ``-`` (``─``, ``━``, ``═``: a
+    ruler), a corner or a junction ``+``; another character: ``""``."""
+    if not _BOX_RANGE[0] <= ord(char) <= _BOX_RANGE[1]:
+        return ""
+    name = unicodedata.name(char, "")
+    if " AND " not in name and "VERTICAL" in name and "HORIZONTAL" not in name:
+        return "|"
+    if " AND " not in name and "HORIZONTAL" in name and "VERTICAL" not in name:
+        return "-"
+    return "+"
 
 
 _IDENTITY: Final = 0x800
