@@ -10,7 +10,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rho_desk.core.export.scanner._structure import view
+from rho_desk.core.export.scanner._window import view
 
 _TEXT = st.text(
     # no backslash (the view decodes as many levels as the text holds escapes) and no character

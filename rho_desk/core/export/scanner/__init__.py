@@ -18,7 +18,8 @@ joined by ``0xFF``) in this order:
    by their vendor's name (``_vendors``), and the flags and positions of command lines, over the
    text without the blobs' bodies; then **structure** (``_structure`` confirms the lines the
    gate's structure rules report, ``_lines`` peels the lines' wrappers (``12:``, ``path:12:``,
-   a diff's ``+``), ``_reader`` reads the text around each as its syntax says:
+   a diff's ``+``), ``_window`` decodes the text around each (JSON escapes, nested) and maps
+   hits back, ``_reader`` reads it as its syntax says:
    block scalars, heredocs, tables, a name in a field of its own, ``NAME value`` lines; and
    command lines split as a shell splits them (``_argv``), read by their client's options and
    positions in ``_clients``' table, with a value piped into ``--password-stdin``; directive
