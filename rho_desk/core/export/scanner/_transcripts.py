@@ -264,8 +264,14 @@ def _transcript(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return _prompt(data, m)
 
 
+_BOUNDED: Final = re.compile(rb"\{[12],\d+\}")
+_GATE: Final = _BOUNDED.sub(b"+", rb"(?:" + PROMPT_GATE + rb"|" + REPLY_GATE + rb")")
+"""``PROMPT_GATE`` or ``REPLY_GATE`` with their bounded repeats made unbounded: a bounded repeat
+after every line start cost the gate a third of a scan of PEM header lines. A wider gate only
+reports more ends for ``_transcript`` to refuse, so it finds what they find."""
+
+
 def transcript_passes() -> list[Pass]:
     """The pass of this module, in the form ``SecretScanner`` runs keyword passes: one pass for
     prompts and replies (each pass costs a read of the text)."""
-    gate = rb"(?:" + PROMPT_GATE + rb"|" + REPLY_GATE + rb")"
-    return [Pass(_MARK, _transcript, anchor=_MARK, gate=(gate, 0, 2))]
+    return [Pass(_MARK, _transcript, anchor=_MARK, gate=(_GATE, 0, 2))]
