@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 7 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 8 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -65,9 +65,21 @@ against them). The same checks run over every batch; what differs is data (``BAT
   in the session's metadata (``cwd``, ``last_command``); further forms (16 and 9 look-alikes)
   for the cause fixed since: a transcript's prompt line naming a credential, the value printed
   on the line after it (REPLs, shells, Redis' numbered replies).
+- batch 8: 317 forms and 42 look-alikes, blind on ``7008c0f`` (77 leaked, 53 with ``findings:
+  0``; 5 look-alikes damaged): home automation (Home Assistant, ESPHome, zigbee2mqtt, Node-RED,
+  Tasmota, openHAB, Frigate), media servers (Plex, Sonarr/Radarr, Jellyfin, SABnzbd, Deluge),
+  backup tools (restic, borg, duplicity, kopia, rclone, b2), mail clients (aerc, mbsync,
+  offlineimap, msmtp, Himalaya, Gnus, neomutt), chat bots (Discord, Telegram, Matrix, Slack, IRC,
+  Twitch), data tools (dbt, Airflow, Spark, Jupyter, Superset), message queues (NATS creds,
+  ActiveMQ, Pulsar, Redpanda, ZeroMQ CURVE), OAuth flows, JWE/PASETO/macaroons in logs, webhook
+  signing secrets, licence keys, TOTP seeds, VPNs (wg dumps, tls-crypt-v2, Tailscale, Nebula,
+  IOS, RouterOS, pfSense), embedded sketches, HPC (Slurm, Globus, HTCondor, iRODS), stack traces
+  printing values, fixtures and migrations, build files, installers' answers (preseed, kickstart,
+  debconf), git helpers, proxies, DNS (TSIG, DNSSEC), LDAP/Kerberos, database dumps, code in
+  twenty-one more languages, prose in English and twenty languages, value shapes.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
-summary; batch 6: also the session's title; batch 7: its ``cwd`` and ``last_command``) and
+summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
 exported as JSON: no secret of it survives, plain, escaped or decoded (batch 3's views; batch 4 adds HTML character references and an
 ``xxd`` dump's hex; batch 5 on adds ``\\xNN`` and octal escapes, base64 words inside wrapped rows
 and plain hex runs), and no export is blocked; a look-alike's text comes out as it went in. What
@@ -224,6 +236,149 @@ _LIMITS_7: dict[str, str] = {
 }
 
 
+# batch 8, by cause (new causes; the others are batch 6's and 7's)
+_BARE = "key material or codes on lines of their own, under a header or a heading that says what they are"
+_RECORD = "a colon- or space-separated record (`user:X:…`, `host user X`) of a file no reader knows"
+_PRINTED = "a literal printed by a command that a configuration or script runs for the password"
+_DIRECTIVE = "a directive `name X` whose name or layout no reader takes as a credential's"
+_PROSE_8 = "prose in English: the value after words that are no link or name no credential"
+
+_LIMITS_8: dict[str, str] = {
+    "ha-zigbee2mqtt": f"{_ENCODED}: zigbee2mqtt `network_key: [171, 204, …]`, a key as a list of decimal bytes",
+    "ha-tasmota-backlog": f"{_ENCODED}: Tasmota `cmnd=Backlog%20MqttPassword%20X%3B…`: name and value apart by an encoded space inside a URL's query",
+    "media-transmission-remote": f"{_ARGV}: `transmission-remote -n 'user:X'`",
+    "media-deluge-auth": f"{_RECORD}: Deluge's auth file `user:X:level`",
+    "bak-borg-key-export": f"{_BARE}: `borg key export`: base64 lines after a `BORG_KEY <id>` line",
+    "bak-b2-authorize": f"{_ARGV}: `b2 account authorize <key id> X`",
+    "mail-mbsync-passcmd-echo": f'{_PRINTED}: mbsync `PassCmd "echo X"` with four letter groups',
+    "mail-msmtp-passwordeval-echo": f"{_PRINTED}: msmtp `passwordeval \"printf %s 'X'\"`",
+    "mail-alpine-pinerc": f"{_RECORD}: `# host user X` in a comment, a passfile's line",
+    "bot-maubot-config": f"{_NAME}: maubot `admins:` / `mv: X`: a password under its user's name",
+    "bot-weechat-secure": f"{_ARGV}: WeeChat's `/secure set name X` in a user's message",
+    "bot-irssi-config": f"{_ARGV}: `/msg NickServ IDENTIFY X` inside irssi's autosendcmd",
+    "bot-znc-conf": f"{_DIRECTIVE}: znc.conf `Server = host +port X`",
+    "ds-airflow-cfg-fernet": f"{_NAME}: airflow.cfg `fernet_key = <base64>`",
+    "mq-nats-creds-file": f"{_BARE}: a NATS NKEY seed (`SUA…`) under `-----BEGIN USER NKEY SEED-----`",
+    "mq-kafka-console-props": f"{_NAME}: a Confluent API key as the JAAS `username=` (a key id, which the batch counted)",
+    "oauth-device-code-response": f'{_NAME}: `"device_code":` in a device authorization response',
+    "oauth-pkce-debug-log": f"{_NAME}: oauthlib's `Generated code_verifier: X`",
+    "hook-gh-api-create-hook": f"{_NAME}: a name in brackets, `gh api -f 'config[secret]=X'`",
+    "hook-linear-env-prose": f"{_PROSE_8}: `set NAME in Vercel to X`, the `lin_wh_` prefix not in the catalogue",
+    "lic-sublime-text": f"{_BARE}: a Sublime Text licence block's hex groups",
+    "lic-windows-slmgr": f"{_ARGV}: `slmgr.vbs /ipk <product key>`",
+    "lic-unity-serial": f"{_ARGV}: Unity `-serial SC-…`",
+    "lic-sidekiq-pro-bundle": f"{_NAME}: the user half of `BUNDLE_GEMS__CONTRIBSYS__COM=user:X` (an account id, which the batch counted)",
+    "totp-oathtool": f"{_ARGV}: `oathtool --totp -b <base32 seed>`",
+    "totp-pyotp": f'{_POSITION}: `pyotp.TOTP("<base32 seed>")`',
+    "totp-google-authenticator-file": f"{_BARE}: ~/.google_authenticator: the seed and scratch codes on lines of their own",
+    "totp-ykman-add": f"{_ARGV}: `ykman oath accounts add … NAME <base32 seed>`",
+    "totp-recovery-codes": f"{_BARE}: recovery codes `xxxxx-xxxxx` under a heading",
+    "vpn-wg-show-dump": f"{_TABLE}: `wg show all dump`: a tab-separated row with no header",
+    "vpn-tls-crypt-v2": f"{_BARE}: an OpenVPN `tls-crypt-v2 client key` block",
+    "vpn-netbird-setup-key": f"{_ARGV}: `netbird up --setup-key <uuid>`",
+    "iot-micropython-wlan": f"{_POSITION}: MicroPython `wlan.connect(ssid, 'X')`",
+    "iot-thingspeak-write": f'{_POSITION}: `ThingSpeak.writeFields(channel, "X")`',
+    "hpc-munge-key-b64": f"{_BARE}: a munge key as base64, printed alone",
+    "err-php-pdo-trace": f"{_POSITION}: `PDO->__construct('mysql:…', 'user', 'X')` in a PHP stack trace",
+    "fx-laravel-seeder": f"{_NAME}: `'password' => Hash::make('X')`: the literal inside a call under a credential key",
+    "build-sbt-credentials": f'{_POSITION}: sbt `Credentials(realm, host, user, "X")`',
+    "sys-debconf-selections": f'{_ARGV}: `debconf-set-selections <<< "pkg question password X"`',
+    "sys-kickstart-rootpw": f"{_DIRECTIVE}: kickstart `rootpw --plaintext X`",
+    "sys-crontab-l": f"{_ARGV}: `-pX` glued, for a command the table does not know (dump-db)",
+    "git-askpass-script": f"{_PRINTED}: an askpass script's `Password*) echo X ;;`",
+    "proxy-cntlm-password-plain": f"{_DIRECTIVE}: cntlm.conf `Password<tab>X` in grep rows, no section around",
+    "proxy-3proxy-users": f"{_RECORD}: 3proxy `users name:CL:X`",
+    "dns-nsupdate-y": f"{_ARGV}: `nsupdate -y alg:name:X`",
+    "dns-pdnsutil-import": f"{_ARGV}: `pdnsutil import-tsig-key name alg X`",
+    "krb-klist-keytab-keys": f"{_BARE}: `klist -k -K`'s keys `(0x<hex>)` after each principal",
+    "krb-kinit-echo": f"{_ARGV}: `echo X | kinit principal` (kinit reads the password from standard input)",
+    "krb-samba-tool-setpassword": f"{_ARGV}: samba-tool's `-U user%X`",
+    "krb-net-ads-join": f"{_ARGV}: `net ads join -U user%X`",
+    "krb-nslcd-conf": f"{_DIRECTIVE}: nslcd.conf `bindpw X`",
+    "krb-adcli-stdin": f"{_ARGV}: `printf X | adcli join --stdin-password`",
+    "krb-kadmin-addprinc": f"{_ARGV}: `addprinc -pw X` at kadmin's prompt",
+    "dump-pg-copy": f"{_TABLE}: pg_dump `COPY t (…, key, …) FROM stdin;` and its tab-separated rows",
+    "dump-sqlite-dump": f"{_TABLE}: sqlite `.dump`: `INSERT INTO t VALUES(…,'X')`, the columns named in the CREATE TABLE above",
+    "dump-psql-expanded": f"{_TABLE}: psql `\\x` expanded record `client_secret | X`",
+    "lang-erlang-sys-config": f'{_NAME}: an Erlang tuple `{{api_key, <<"X">>}}`',
+    "lang-clojure-edn-secrets": f'{_NAME}: aero `:password #profile {{:dev … :prod "X"}}`',
+    "lang-perl-lwp": f"{_POSITION}: Perl LWP `$ua->credentials(netloc, realm, user, 'X')`",
+    "lang-objc-const": f'{_NAME}: Objective-C `kLumenAPIKey = @"X"`',
+    "prose-user-wifi-guest": f"{_PROSE_8}: `the code on the fridge is X`",
+    "prose-user-passphrase-quote": f'{_WORDS}: `passphrase is literally "words"`',
+    "prose-user-sms-code": f"{_PROSE_8}: six digits after `it texted me the code`",
+    "prose-reasoning-found-in-history": f"{_PROSE_8}: `the earlier … call set it to <uuid>`",
+    "prose-user-question-echo": f"{_WORDS}: `echo $NAME print words-joined-by-dashes`",
+    "prose-assistant-summary-creds": f"{_PROSE_8}: `the role … with password X`",
+    "nl-sr": f"{_FOREIGN}: Serbian `Лозинка … је X`",
+    "nl-mn": f"{_FOREIGN}: Mongolian `нууц үг:`",
+    "nl-te": f"{_FOREIGN}: Telugu `పాస్‌వర్డ్`",
+    "nl-cy": f"{_FOREIGN}: Welsh `cyfrinair … yw X`",
+    "nl-eu": f"{_FOREIGN}: Basque `pasahitza X da`",
+    "nl-ms-token": f"{_FOREIGN}: Malay `Token API … ialah X`",
+    "nl-pt-br-chave": f"{_FOREIGN}: Portuguese `chave secreta … é X`",
+    "nl-es-mx-clave-wifi": f"{_FOREIGN}: Spanish `la clave del wifi quedó como X`",
+    "shape-backtick-inline": f"{_WORDS}: `set `NAME` to `four words``",
+    "shape-single-char-class": f"{_WORDS}: eight digits under `puk =`",
+    "loc-error-mysql": f"{_ARGV}: a misspelled option quoted by an error, `unknown option '--pasword=X'`",
+}
+_UNFLAGGED_8 = {
+    "ha-zigbee2mqtt",
+    "ha-tasmota-backlog",
+    "media-deluge-auth",
+    "bak-borg-key-export",
+    "mail-mbsync-passcmd-echo",
+    "bot-maubot-config",
+    "bot-weechat-secure",
+    "bot-irssi-config",
+    "bot-znc-conf",
+    "ds-airflow-cfg-fernet",
+    "mq-nats-creds-file",
+    "mq-kafka-console-props",
+    "oauth-device-code-response",
+    "hook-gh-api-create-hook",
+    "lic-sublime-text",
+    "lic-windows-slmgr",
+    "lic-unity-serial",
+    "lic-sidekiq-pro-bundle",
+    "totp-oathtool",
+    "totp-pyotp",
+    "totp-google-authenticator-file",
+    "totp-ykman-add",
+    "totp-recovery-codes",
+    "vpn-wg-show-dump",
+    "vpn-netbird-setup-key",
+    "iot-micropython-wlan",
+    "iot-thingspeak-write",
+    "err-php-pdo-trace",
+    "sys-kickstart-rootpw",
+    "dns-nsupdate-y",
+    "krb-klist-keytab-keys",
+    "krb-kinit-echo",
+    "krb-nslcd-conf",
+    "krb-adcli-stdin",
+    "krb-kadmin-addprinc",
+    "dump-sqlite-dump",
+    "dump-psql-expanded",
+    "lang-clojure-edn-secrets",
+    "prose-user-wifi-guest",
+    "prose-user-passphrase-quote",
+    "prose-user-sms-code",
+    "prose-reasoning-found-in-history",
+    "prose-user-question-echo",
+    "nl-sr",
+    "nl-mn",
+    "nl-te",
+    "nl-cy",
+    "nl-eu",
+    "nl-pt-br-chave",
+    "nl-es-mx-clave-wifi",
+    "shape-backtick-inline",
+    "shape-single-char-class",
+    "loc-error-mysql",
+}
+
+
 @dataclass(frozen=True)
 class Batch:
     number: int
@@ -365,6 +520,24 @@ BATCHES: dict[int, Batch] = {
             "ok-pass-ls-tree": "`Password Store`: the next word after a credential noun reads as its value",
             "ok-imap-capability": "`AUTH=PLAIN AUTH=LOGIN`: an IMAP capability reads as an assignment",
             "ok-android-password-hint": '`<string name="token_expired">`: UI text under a credential-named key',
+        },
+    ),
+    8: Batch(
+        8,
+        317,
+        42,
+        _LIMITS_8,
+        unflagged={
+            k: f"{v}; by shape the second opinion sees nothing to flag"
+            for k, v in _LIMITS_8.items()
+            if k in _UNFLAGGED_8
+        },
+        damaged={
+            "ok-ha-secret-refs": "`password: !secret wifi_password`: a reference to a secret's name reads as the value",
+            "ok-pkce-challenge": "an authorize URL's `code_challenge` (a public hash) and `state` read as random values",
+            "ok-systemd-loadcredential": "`LoadCredential=db-password:/path`: a credential's name and file read as the value",
+            "ok-django-password-hash": "a Django `pbkdf2_sha256$…` hash under a `password` column (the batch counts a hash as no secret)",
+            "ok-ui-labels": '`"settings.apiKey": "API key"`: UI text under a credential-named key',
         },
     ),
 }
