@@ -84,3 +84,38 @@ def test_a_key_value_table_is_read_when_a_row_names_a_credential(table: str, wra
         assert any(h.start <= pos < h.end for h in SCANNER.scan(data)), data
     column = "| name | value | token |\n| --- | --- | --- |\n| db | main | Zt4kLm9QwRx |\n"
     assert trigger_lines(column.encode(), None) == [0]
+
+
+_BLOCK_LINES = (
+    "Q64cqyU9jyptvXxMacX1uNCvelp1YgjgYOSPze72YevOTtlcp5BNhlklF+qIyDZmsnh8fPofNFxe",
+    "8/9iFGEHeYMb+jkwd9b0N0xZL8seo5qXVJXPBKjoSdw1PsKrehl3p9uoZJZATrdYfK0zapikey",
+    "rdnc1phbpXHHzFtUkA3inJbzj9QtwkIn3aBNpOc9VrqmxP8HEsirAbpRpWDi1YujC5CxstKPsecret",
+    "PjFXCedO2lff999P8ydrD95QOcwIm4W172Cu+RAsYMvnC6KZ1C38TfANGSl72CWQra+cLQ8CF1h3",
+    "oJo48KHGkJf933N5Iq4MKxM1jsr3oGG6Pwz1XM2keY4DPXXege652AlLHYN7Tl5u6UJwzectoken",
+    "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj/MrPass",
+    "uRAB9p10yWVDUKpSTnwZ8Gxii8voGXSMH9Q3MHqzaUtHjzn8LCKjgP63nKQ8cSvV1YVAVlifW537",
+)
+"""Lines of wrapped base64 (76 and 64 columns), each followed by another: those ending in a
+credential word (after ``+`` or ``/``, or a whole line of letters) are no name above a value."""
+
+
+def test_wrapped_base64_is_no_name_above_its_value() -> None:
+    """A line of a base64 block is no credential's name whatever letters end it (38 lines in a
+    MB of random base64 were read as one, a third of its scan), while a name ending its line
+    still is, its value alone on the next (``Client secret:``, var_dump's ``["password"]=>``)."""
+    block = "\n".join(_BLOCK_LINES) + "\n"
+    for data in (block.encode(), json.dumps({"output": block}).encode()):
+        assert trigger_lines(data, None) == [], data
+    assert SCANNER.scan(block.encode()) == []  # (in JSON, its first line is a member's value)
+    for text, value in (
+        ("Client secret:\nq7Rt2xLp9WmZ4kVb\n", "q7Rt2xLp9WmZ4kVb"),
+        ('  ["password"]=>\n  string(12) "Zx9!mQ2#vL7p"\n', "Zx9!mQ2#vL7p"),
+        (
+            "untrusted comment: minisign secret key\nRWRTY0Iy8Jh2kQ9xLp3Vb\n",
+            "RWRTY0Iy8Jh2kQ9xLp3Vb",
+        ),
+    ):
+        data = text.encode()
+        assert trigger_lines(data, None) == [0], text
+        pos = data.find(value.encode())
+        assert any(h.start <= pos < h.end for h in SCANNER.scan(data)), text
