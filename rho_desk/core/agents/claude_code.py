@@ -490,14 +490,7 @@ class _Reader:
                     data["thinking"] = None
                 if block.signature is not UNSET:
                     data["signature"] = block.signature
-                reply.context.append(
-                    ProviderContextBlock(
-                        identity=reply.identity,
-                        kind=_ANTHROPIC_KIND,
-                        position=len(reply.content),
-                        data=data,
-                    )
-                )
+                self.context(reply, data)
 
     def identity(self, model: str) -> ModelIdentity:
         """The model of a reply (one object per model, shared by its replies)."""
