@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
 import msgspec
+from msgspec.structs import astuple
 
 from ..stores.rho_files.errors import CorruptRecord
 from ..stores.rho_files.reader import MAX_FILE_BYTES, RecoveryNote
@@ -96,7 +97,7 @@ class Unused:
     the record and the objects in it (the attribute must hold such an object).
     """
 
-    __slots__ = ("paths", "single", "values")
+    __slots__ = ("parts",)
 
     def __init__(
         self,
@@ -105,20 +106,30 @@ class Unused:
         where: str,
         *inner: tuple[str, type[msgspec.Struct], frozenset[str], str],
     ) -> None:
-        pairs: list[tuple[str, str]] = []
+        self.parts: tuple[
+            tuple[Callable[[Any], Any] | None, Callable[[Any], Any], tuple[str, ...]], ...
+        ] = ()
+        """Per object (the record, then each inner one): how to fetch it from the record
+        (``None``: the record itself), which of its members (in ``astuple`` order) are unused,
+        and their paths."""
+        parts = []
         for prefix, part, taken, at in (("", shape, used, where), *inner):
-            fields = zip(part.__struct_fields__, part.__struct_encode_fields__, strict=True)
-            dot = f"{prefix}." if prefix else ""
-            pairs += [(dot + attr, f"{at}.{name}") for attr, name in fields if name not in taken]
-        self.paths = tuple(path for _, path in pairs)
-        attrs = [attr for attr, _ in pairs]
-        self.single = len(attrs) == 1
-        """One member: a row is its value, not a tuple of one."""
-        # the values of those members, fetched in C (attrgetter gives a tuple for two names or
-        # more, the value itself for one)
-        self.values: Callable[[object], Any] = lambda obj: ()
-        if attrs:
-            self.values = operator.attrgetter(*attrs)
+            names = part.__struct_encode_fields__
+            positions = [i for i, name in enumerate(names) if name not in taken]
+            if not positions:
+                continue
+            first, last = positions[0], positions[-1]
+            # a slice when the unused members are together (as the shapes declare them, last)
+            pick = (
+                operator.itemgetter(slice(first, last + 1))
+                if last - first + 1 == len(positions)
+                else operator.itemgetter(*positions)
+                if len(positions) > 1
+                else operator.itemgetter(slice(first, first + 1))
+            )
+            fetch = operator.attrgetter(prefix) if prefix else None
+            parts.append((fetch, pick, tuple(f"{at}.{names[i]}" for i in positions)))
+        self.parts = tuple(parts)
 
 
 _SHAPES_KEPT: Final = 4096
@@ -143,8 +154,8 @@ class Loss:
     """Per place and member names met there: which of them are dropped, each with its path
     (records of one kind come in a few shapes, each with its members in the same order)."""
     _typed: dict[Unused, list[Any]] = field(default_factory=dict, repr=False, compare=False)
-    """Typed records not yet counted in ``dropped``: by shape, the values of its unused members
-    (at most ``_ROWS_KEPT`` each: a ``Raw`` value holds on to its line)."""
+    """Typed records not yet counted in ``dropped``, by shape (at most ``_ROWS_KEPT`` each: a
+    ``Raw`` value holds on to its line)."""
 
     @property
     def dropped(self) -> Counter[str]:
@@ -155,14 +166,18 @@ class Loss:
         return self._dropped
 
     def _count(self, members: Unused, rows: list[Any]) -> None:
-        """Count the members ``rows`` hold, member by member, in C: a member holds nothing when
-        it is the default itself (absent) or equal to it (written as null)."""
+        """Count the unused members the records ``rows`` hold, member by member, all in C (each
+        object's members as a tuple, the unused ones sliced out, then column by column): a
+        member holds nothing when it is the default itself (absent) or equal to it (written
+        as null)."""
         dropped = self._dropped
-        columns = (rows,) if members.single else zip(*rows, strict=True)
-        for path, column in zip(members.paths, columns, strict=True):
-            held = len(column) - column.count(NOTHING)
-            if held:
-                dropped[path] += held
+        for fetch, pick, paths in members.parts:
+            objects = rows if fetch is None else map(fetch, rows)
+            columns = zip(*map(pick, map(astuple, objects)), strict=True)
+            for path, column in zip(paths, columns, strict=True):
+                held = len(column) - column.count(NOTHING)
+                if held:
+                    dropped[path] += held
         rows.clear()
 
     def drop(self, path: str, count: int = 1) -> None:
@@ -191,7 +206,7 @@ class Loss:
         rows = self._typed.get(members)
         if rows is None:
             rows = self._typed[members] = []
-        rows.append(members.values(obj))
+        rows.append(obj)
         if len(rows) >= _ROWS_KEPT:
             self._count(members, rows)
 
