@@ -18,7 +18,7 @@ insertion order, which callers must treat as read-only.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Annotated, Any, Final, TypeAlias
 
 import msgspec
@@ -429,7 +429,15 @@ class Message(
 
     @classmethod
     def user_text(cls, text: str) -> Message:
-        return cls(user=(ContentBlock(text=text),))
+        if cls is not Message or text is None:
+            return cls(user=(ContentBlock(text=text),))
+        # one variant set by construction: made from a blank of its own, without running the
+        # check of __post_init__ twice per message (a long log's reader makes tens of thousands)
+        block = _copy_block(_TEXT_BLOCK)
+        force_setattr(block, "text", text)
+        message = _copy_message(_USER_MESSAGE)
+        force_setattr(message, "user", (block,))
+        return message
 
     @classmethod
     def assistant_blocks(cls, blocks: Iterable[ContentBlock]) -> Message:
@@ -443,7 +451,11 @@ class Message(
 
     @classmethod
     def enriched(cls, message: AssistantMessage) -> Message:
-        return cls(enriched_assistant=message)
+        if cls is not Message or message is None:
+            return cls(enriched_assistant=message)
+        made = _copy_message(_ENRICHED_MESSAGE)  # as user_text
+        force_setattr(made, "enriched_assistant", message)
+        return made
 
     @classmethod
     def aborted(cls, message: AbortedAssistant) -> Message:
@@ -451,7 +463,11 @@ class Message(
 
     @classmethod
     def result(cls, id: str, ok: bool, content: str) -> Message:
-        return cls(tool_result=ToolResult(id, ok, content))
+        if cls is not Message:
+            return cls(tool_result=ToolResult(id, ok, content))
+        made = _copy_message(_RESULT_MESSAGE)  # as user_text
+        force_setattr(made, "tool_result", ToolResult(id, ok, content))
+        return made
 
     # -- inspection -----------------------------------------------------------------------
 
@@ -517,3 +533,14 @@ class Message(
         if aborted is None or aborted.reasoning == "":
             return self
         return Message(aborted_assistant=aborted.sanitized())
+
+
+_copy_block: Final[Callable[[ContentBlock], ContentBlock]] = ContentBlock.__copy__  # type: ignore[attr-defined]
+_copy_message: Final[Callable[[Message], Message]] = Message.__copy__  # type: ignore[attr-defined]
+"""msgspec's copy of a struct (in C; it does not run ``__post_init__``)."""
+_TEXT_BLOCK: Final = ContentBlock(text="")
+_USER_MESSAGE: Final = Message(user=())
+_ENRICHED_MESSAGE: Final = Message(enriched_assistant=AssistantMessage())
+_RESULT_MESSAGE: Final = Message(tool_result=ToolResult("", True, ""))
+"""Blanks the constructors of :class:`Message` copy and fill (one variant set, as the check
+of ``__post_init__`` requires)."""

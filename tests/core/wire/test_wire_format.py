@@ -400,3 +400,27 @@ def test_aborted_reasoning_is_cleared_on_construction_and_import() -> None:
         aborted.aborted_assistant is not None
         and aborted.aborted_assistant.reasoning == "secret thoughts"
     )
+
+
+def test_the_constructors_make_what_the_checked_form_makes() -> None:
+    """``user_text``, ``result`` and ``enriched`` fill a blank of their own (without the check
+    of ``__post_init__``): each gives what the checked form gives, and a variant set to None
+    still fails the check."""
+    from rho_desk.core.wire import AssistantMessage, ToolResult
+
+    reply = AssistantMessage((ContentBlock(text="t"),), ModelIdentity("p", "a", "m"), "why")
+    pairs = [
+        (Message.user_text("hi"), Message(user=(ContentBlock(text="hi"),))),
+        (Message.result("c1", False, "out"), Message(tool_result=ToolResult("c1", False, "out"))),
+        (Message.enriched(reply), Message(enriched_assistant=reply)),
+    ]
+    for made, checked in pairs:
+        assert made == checked
+        assert made.kind is checked.kind
+        assert encode(made) == encode(checked)
+    assert Message.user_text("a") is not Message.user_text("a")
+    assert Message.user_text("a").user is not Message.user_text("a").user
+    with pytest.raises(ValueError):
+        Message.user_text(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        Message.enriched(None)  # type: ignore[arg-type]
