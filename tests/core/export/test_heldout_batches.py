@@ -53,7 +53,11 @@ against them). The same checks run over every batch; what differs is data (``BAT
   "AUTH" "u" "X" "SETNAME" …``);
   5 further forms and 4 look-alikes for a key
   that begins with a digit (nmcli's `802-1x.password:`); 4 further forms and 4 look-alikes for
-  a key's content named after the word key (`KeyMaterial`, `key_content`).
+  a key's content named after the word key (`KeyMaterial`, `key_content`); 8 further look-alikes
+  and 4 secrets beside them for an id known by its form (``ObjectId('…')``, a Message-ID's
+  ``<…@host>``, Firebase's app id, a GPG key's long id), and 7 and 3 for a digest, a file's
+  header or text known by its form (``checksum/secrets``, ``|1|salt|hash``, base64 of UTF-8
+  words, a file's magic number in hex; batches 5's and 6's damaged look-alikes).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -64,7 +68,12 @@ against them). The same checks run over every batch; what differs is data (``BAT
   protocol dumps, browser storage, prose in eighteen more languages, value shapes; also planted
   in the session's metadata (``cwd``, ``last_command``); further forms (16 and 9 look-alikes)
   for the cause fixed since: a transcript's prompt line naming a credential, the value printed
-  on the line after it (REPLs, shells, Redis' numbered replies).
+  on the line after it (REPLs, shells, Redis' numbered replies); further look-alikes and the
+  secrets beside them for the causes of the damaged look-alikes: a value that is a reference to
+  where the credential is (8 and 5: ``!secret``, ``((var))``, ``%env(…)%``, ``CI_JOB_TOKEN``), a
+  value that describes it (9 and 6: ``942 bytes``, ``AUTH=PLAIN LOGIN``, a translation's label,
+  ``token_invalid``, a cargo alias), ciphertext in an envelope made for git (7 and 4: ejson,
+  Jasypt, a KMS blob, ``!vault``).
 - batch 8: 317 forms and 42 look-alikes, blind on ``7008c0f`` (77 leaked, 53 with ``findings:
   0``; 5 look-alikes damaged): home automation (Home Assistant, ESPHome, zigbee2mqtt, Node-RED,
   Tasmota, openHAB, Frigate), media servers (Plex, Sonarr/Radarr, Jellyfin, SABnzbd, Deluge),
@@ -233,6 +242,8 @@ _LIMITS_7: dict[str, str] = {
     "nl-ja-token": f"{_FOREIGN}: Japanese `APIトークンはXです`, glued",
     "shape-digits-pin": f"{_WORDS}: eight digits under `pin_code:`",
     "shape-unicode-letters": f"{_WORDS}: non-ASCII letters under `contraseña_admin:`",
+    "x-desc-android-token-literal": f'{_NAME}: `<string name="mqtt_token" translatable="false">X`',
+    "x-enc-vault-password-beside": "`echo 'X' > .vault_pass`: a value written to a credential-named file by `echo`",
 }
 
 
@@ -447,11 +458,6 @@ BATCHES: dict[int, Batch] = {
         27,
         _LIMITS_5,
         unflagged={k: v for k, v in _LIMITS_5.items() if k != "nb-output-env"},
-        damaged={
-            "ok-smtp-ehlo": "a Message-ID's random local part after `=`",
-            "ok-google-services-ids": "Firebase's `mobilesdk_app_id`: a random public id after `android:`",
-            "ok-mongo-objectid": "`ObjectId('<24 hex>')`: a database id in a call",
-        },
     ),
     6: Batch(
         6,
@@ -478,17 +484,6 @@ BATCHES: dict[int, Batch] = {
                 "x-keycontent-netsh-de",
             }
         },
-        damaged={
-            "ok-helm-checksum-annotation": "`checksum/secret: <sha256>`: a hash under a name ending `secret`",
-            "ok-kubeseal-sealed": "a SealedSecret's ciphertext (meant for git) under `password:`",
-            "ok-ssh-known-hosts-hashed": "a hashed known_hosts entry's `|1|salt|hash` reads as random values",
-            "x-tab-ok-signingkey": "`signingkey = <16 hex>`: a GPG key's id (public) under a name ending in `key`",
-            "x-tab-ok-alias-pass": "a git alias named `pass`: its command reads as a password's value",
-            "x-nl-ok-tr-label": "`login.password=Şifre`: a credential-named key's value is redacted whatever its shape, an i18n label too",
-            "x-pub-ok-pub-key-id": "`gpg --recv-keys <key id>`: a flag named `keys` reads its public key id as a value",
-            "x-ldif-ok-description": "LDIF `description:: <base64>` of a phrase: the entropy rule reads the base64 as random, not what it decodes to",
-            "x-call-ok-magic": "`bytes.fromhex('89504e47…')`: 16 hex digits of a file's magic number read as random to the entropy rule",
-        },
     ),
     7: Batch(
         7,
@@ -509,17 +504,9 @@ BATCHES: dict[int, Batch] = {
                 "nl-ja-token",
                 "shape-digits-pin",
                 "shape-unicode-letters",
+                "x-desc-android-token-literal",
+                "x-enc-vault-password-beside",
             }
-        },
-        damaged={
-            "ok-pulumi-secure-ciphertext": "Pulumi's `secure: v1:…` ciphertext (meant for git) reads as random values",
-            "ok-cfn-ref-and-resolve": "`ReplicaPassword: !Ref DBPassword`: the referenced parameter's name reads as the value",
-            "ok-cdk-from-secret-name": "`dbSecret = …fromSecretNameV2(this, 'DbSecret', 'prod/db/master')`: a secret's name and a call read as values",
-            "ok-jenkins-credentials-binding": "`passwordVariable: 'NEXUS_PASS'`: a variable's name under a credential-named key",
-            "ok-k8s-describe-secret-sizes": "`password:  16 bytes`: kubectl's size of a value reads as the value",
-            "ok-pass-ls-tree": "`Password Store`: the next word after a credential noun reads as its value",
-            "ok-imap-capability": "`AUTH=PLAIN AUTH=LOGIN`: an IMAP capability reads as an assignment",
-            "ok-android-password-hint": '`<string name="token_expired">`: UI text under a credential-named key',
         },
     ),
     8: Batch(
@@ -533,7 +520,6 @@ BATCHES: dict[int, Batch] = {
             if k in _UNFLAGGED_8
         },
         damaged={
-            "ok-ha-secret-refs": "`password: !secret wifi_password`: a reference to a secret's name reads as the value",
             "ok-pkce-challenge": "an authorize URL's `code_challenge` (a public hash) and `state` read as random values",
             "ok-systemd-loadcredential": "`LoadCredential=db-password:/path`: a credential's name and file read as the value",
             "ok-django-password-hash": "a Django `pbkdf2_sha256$…` hash under a `password` column (the batch counts a hash as no secret)",

@@ -55,7 +55,7 @@ from ._clients import (
 )
 from ._lines import Line
 from ._names import NOT_SECRET_WORDS, name_is_credential, name_words
-from ._values import literal_value, secretish
+from ._values import key_id, literal_value, secretish
 from ._work import spend
 
 __all__ = [
@@ -479,6 +479,8 @@ def _read(
     if client.pairs:
         for a, b in itertools.pairwise(positional):
             name = a.text.rstrip(b"=:").decode("latin-1")
+            if key_id(b.text.rstrip(b"\"'}"), a.text):
+                continue  # user.signingkey 7D2C9A1F3E5B8046: a GPG key's id
             if name_is_credential(name) or name.lower() in ("psk", "auth", "password"):
                 hit = _value(b, 0, len(b.text), "", loose=loose)
                 if hit is not None:

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 59
+RULESET_VERSION: Final = 60
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -208,7 +208,17 @@ CI log's ``..=> '…'``).
 command substitution that pipes it into a decoder (``NAME=$(echo … | xxd -r -p)``, ``| base64
 -d``).
 59: a heredoc ends at its word followed by PHP's ``;`` (``EOT;``, ``EOT,``, ``EOT)``) or by the
-quote and brace that close the JSON it is in: its closing line is no longer read as its value."""
+quote and brace that close the JSON it is in: its closing line is no longer read as its value.
+60: a value under a credential name is none when it is a reference to where the credential is (a
+YAML tag: ``!Ref``, ``!ImportValue``, ``!secret``, ``!env_var``, ``!reference``; Concourse's
+``((var))``, Symfony's ``%env(…)%``; an environment variable's name ending in a credential word,
+``NEXUS_PASS``; a secret's path in its store, ``prod/db/master``; a method's call), a description
+(a size, ``16 bytes``; SASL mechanisms, ``AUTH=PLAIN``; what keeps one, ``Password Store``; a
+translation's label, ``Şifre``, ``Jeton``; a command with an option, a git alias), or ciphertext
+in an envelope made for git (Pulumi's ``v1:…:…``, ejson's ``EJ[1:``, Jasypt's ``ENC(…)``, an
+AWS KMS blob, a SealedSecret's ``Ag…``, Ansible Vault); a name ending in a message word
+(``token_expired``, ``password_too_short``) is about the credential; 64 hex digits named public
+are no private key."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

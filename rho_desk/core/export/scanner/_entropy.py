@@ -16,7 +16,7 @@ from typing import Final
 from ._catalogue import Hit
 from ._lines import break_before
 from ._names import NOT_SECRET_WORDS, name_before, name_words
-from ._values import ENTROPY_CAP, high_entropy, random_hex, shannon
+from ._values import ENTROPY_CAP, ciphertext, high_entropy, random_hex, shannon
 from ._work import spend
 
 __all__ = [
@@ -224,9 +224,95 @@ def _base64_of_prose(value: bytes) -> bool:
         )
     except ValueError:
         return False
+    if not text.isascii():
+        return _utf8_text(text)
     if text.count(b" ") < 3 or not all(32 <= c < 127 for c in text):
         return False
     return sum(c in _PROSE_BYTES for c in text) >= 0.9 * len(text)
+
+
+def _utf8_text(raw: bytes) -> bool:
+    """``raw`` is UTF-8 text of words with letters outside ASCII (``Zürich office, ext 4417``,
+    ``Jörg Müller``): random bytes are seldom valid UTF-8, less often all printable letters."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if " " not in text or not text.isprintable():
+        return False
+    return sum(c.isalpha() or c in " ,.'-" for c in text) >= 0.8 * len(text)
+
+
+_ENVELOPE_BYTES: Final = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=:["
+)
+
+
+_APP_ID: Final = re.compile(rb"[0-9]:[0-9]{6,15}:(?:android|ios|web):\Z")
+_HASHED_HOST: Final = re.compile(rb"\|1\|(?:[A-Za-z0-9+/]{27}=\|)?\Z")
+_MAGIC: Final = (
+    b"89504e47",  # PNG
+    b"7f454c46",  # ELF
+    b"504b0304",  # ZIP
+    b"25504446",  # %PDF
+    b"d0cf11e0a1b11ae1",  # OLE2
+    b"47494638",  # GIF8
+    b"52494646",  # RIFF
+    b"377abcaf271c",  # 7z
+    b"cafebabe",
+    b"feedfac",  # Mach-O
+    b"cffaedfe",
+    b"0061736d",  # wasm
+    b"1f8b08",  # gzip
+    b"ffd8ff",  # JPEG
+)
+"""File signatures (magic numbers), in hex: a hex value that begins with one is a file's header."""
+_KEY_ID: Final = re.compile(rb"(?:0x)?[0-9A-F]{16}")
+"""A GPG key's long id (upper-case hex, as gpg prints it)."""
+
+
+def _id_by_form(
+    data: bytes, start: int, end: int, i: int, before: int, value: bytes, hexed: bool | None
+) -> bool:
+    """The value's form says it is an id, a digest or a file's header, not a credential: the
+    quoted argument of a call named as an id (``ObjectId('…')``, ``UUID("…")``), the local part of
+    an address in angle brackets (a ``Message-ID``), Firebase's app id (``1:<n>:android:<hex>``),
+    a hashed ``known_hosts`` entry (``|1|salt|hash``), a GPG key's long id after an option naming
+    a key or a user (``--recv-keys``, ``--default-key``), hex of a file's magic number."""
+    if before == 0x28 and i >= 2:
+        _, callee = name_before(data, i - 1)
+        if callee and benign_words(callee):
+            return True
+    if data[end : end + 1] == b"@":
+        j = start
+        while j > 0 and start - j < 128 and data[j - 1] not in b"<>:/ \t\"'\n":
+            j -= 1
+        if j > 0 and data[j - 1] == 0x3C:
+            return True
+    if before == 0x3A and _APP_ID.search(data, max(0, start - 40), start) is not None:
+        return True
+    if before == 0x7C and _HASHED_HOST.search(data, max(0, start - 40), start) is not None:
+        return True
+    if hexed and value.lower().startswith(_MAGIC):
+        return True
+    if _KEY_ID.fullmatch(value) is None:
+        return False
+    if before in _NAME_BYTES:
+        flag = data[_word_before(data, i) : i].lstrip(b"-").lower()
+        return b"key" in flag or flag in (b"u", b"local-user")
+    j = i - 1
+    while j > 0 and i - j < 8 and data[j - 1] in b" \t\"'":
+        j -= 1
+    return before in b"=:" and b"key" in name_before(data, j)[1].lower()
+
+
+def _in_envelope(data: bytes, start: int) -> bool:
+    """The run at ``start`` is a part of ciphertext in a known envelope (``ciphertext``): the
+    token it ends (base64, ``:``, ``[``, at most 256 bytes back) opens one."""
+    j = start
+    while j > 0 and start - j < 256 and data[j - 1] in _ENVELOPE_BYTES:
+        j -= 1
+    return ciphertext(data[j : start + 300])
 
 
 def _line_end(data: bytes, pos: int) -> bool:
@@ -518,6 +604,10 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
             continue
         if before in (0x3D, 0x3A) and _benign_name(data, i - 1):
             continue
+        if before == 0x3A and _in_envelope(data, start):
+            continue  # v1:<nonce>:<ciphertext>, EJ[1:…]: ciphertext for git
+        if _id_by_form(data, start, end, i, before, value, hexed):
+            continue  # ObjectId('…'), <local@host>, 1:<n>:android:<hex>, |1|salt|hash, a magic
         if not (hexed or high_entropy(value)):
             continue
         if not hexed and _base64_of_prose(value):

@@ -35,6 +35,7 @@ from ._names import (
     FOREIGN_WORDS,
     NAME_BYTES,
     credential_name,
+    digest_prefixed,
     name_before,
     vendor_keyed,
 )
@@ -43,6 +44,7 @@ from ._values import (
     VALUE_MAX,
     config_value,
     high_entropy,
+    key_id,
     literal_value,
     quoted_password,
     random_hex,
@@ -239,8 +241,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         keyed = True  # SENDGRID_KEY=: a credential when its value reads as a vendor's token
     if name.lower() in (b"cookie", b"set-cookie"):
         return None  # the Cookie header has its own rule
-    if within_store_reference(data, name_start):
-        return None  # arn:aws:secretsmanager:…:secret:prod/db: a part of an ARN
+    if within_store_reference(data, name_start) or digest_prefixed(data, name_start):
+        return None  # arn:aws:secretsmanager:…:secret:prod/db; checksum/secret: a digest
     sep = m.group("sep").rstrip()
     pos = m.end()
     if sep.endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
@@ -308,7 +310,7 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     config = config_value(data, name_start, name, m.group("sep"), start, end)
     if config is not None and literal_value(data[config[0] : config[1]], quoted=False, name=name):
         return Hit(rule, config[0], config[1], data[config[0] : config[1]])
-    if not secretish(value, quoted=False):
+    if not secretish(value, quoted=False) or key_id(value, name):
         return None
     return Hit(rule, start, end, value)
 
@@ -555,7 +557,7 @@ _HEX_CONTEXT: Final = re.compile(
     re.IGNORECASE,
 )
 _HEX_BENIGN: Final = re.compile(
-    rb"sha|hash|digest|checksum|integrity|commit|etag|fingerprint|blob|tree|rev|object|cache|md5|crc|merkle|root",
+    rb"sha|hash|digest|checksum|integrity|commit|etag|fingerprint|blob|tree|rev|object|cache|md5|crc|merkle|root|public",
     re.IGNORECASE,
 )
 HEX_CONTEXT_WINDOW: Final = 48

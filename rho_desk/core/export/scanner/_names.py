@@ -30,6 +30,7 @@ __all__ = [
     "NAME_BYTES",
     "NOT_SECRET_WORDS",
     "credential_name",
+    "digest_prefixed",
     "name_before",
     "name_is_credential",
     "name_words",
@@ -262,8 +263,27 @@ _NOT_VALUE: Final = frozenset(
         "arns",
         "flag",
         "flags",
+        # a message about the credential (strings.xml's token_expired, password_too_short)
+        "expired",
+        "invalid",
+        "incorrect",
+        "mismatch",
+        "missing",
+        "wrong",
+        "weak",
+        "short",
+        "msg",
+        "message",
+        # a digest of it (password_sha256, secret_checksum)
+        "checksum",
+        "sha1",
+        "sha256",
+        "sha512",
+        "md5",
     }
 )
+_DIGEST_WORDS: Final = frozenset({"checksum", "sha1", "sha256", "sha512", "md5", "hash", "digest"})
+"""A name's first word saying it is a digest of what follows (Helm's ``checksum/secret``)."""
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
@@ -284,6 +304,10 @@ def name_is_credential(name: str) -> bool:
     words = name_words(name)
     if not words or words[-1] in _NOT_VALUE or not NOT_SECRET_WORDS.isdisjoint(words):
         return False
+    if len(words) > 2 and words[-1].isdigit() and words[-2] + words[-1] in _NOT_VALUE:
+        return False  # password_sha256: the algorithm's name and its size
+    if words[0] in _DIGEST_WORDS and "/" in name:
+        return False  # checksum/secret: a digest of the secret (Helm's annotation)
     if words[0] == "existing" and words[-1] in ("secret", "secrets"):
         return False  # Helm's existingSecret: the name of a Kubernetes Secret that holds it
     joined = "".join(words)
@@ -363,6 +387,15 @@ def name_before(data: bytes, end: int) -> tuple[int, bytes]:
             )
             start = min(start, end)
     return start, data[start:end]
+
+
+def digest_prefixed(data: bytes, name_start: int) -> bool:
+    """The name at ``name_start`` follows a digest's word and a ``/`` (``checksum/secret``):
+    the value is a digest of the credential, not the credential."""
+    if name_start < 4 or data[name_start - 1] != 0x2F:
+        return False
+    _, word = name_before(data, name_start - 1)
+    return word.decode("ascii", "replace").lower() in _DIGEST_WORDS
 
 
 def named_from(data: bytes, lo: int) -> int:

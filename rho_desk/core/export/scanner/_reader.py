@@ -46,7 +46,7 @@ from ._tables import (
     table_header,
     table_separator,
 )
-from ._values import literal_value
+from ._values import REFERENCE_TAGS, literal_value
 
 __all__ = ["CONTINUATION", "credential_name", "read", "table_header"]
 
@@ -64,7 +64,7 @@ _HEAD: Final = re.compile(
     re.IGNORECASE,
 )
 _BLOCK: Final = re.compile(rb"(?:!{1,2}[A-Za-z]{1,16}[ \t]+)?([|>])[+\-]?[0-9]?[ \t]*(?:#.*)?$")
-_TAGGED: Final = re.compile(rb"!{1,2}(?P<tag>[A-Za-z]{1,16})(?:[ \t]|$)")
+_TAGGED: Final = re.compile(rb"!{1,2}(?P<tag>[A-Za-z_]{1,16})(?:[ \t]|$)")
 _HEREDOC: Final = re.compile(
     rb"<<<?(?P<dash>[\-~]?)[\"']?(?P<word>[A-Za-z_][A-Za-z0-9_]{0,30})[\"']?(?:\.[A-Za-z_][A-Za-z0-9_]{0,20}(?:\(\))?)*[ \t]*[;,)]?[ \t]*$"
 )
@@ -180,16 +180,7 @@ class _Reader:
             return
         tag = _TAGGED.match(t, pos, rest_end)
         if tag is not None:
-            if tag.group("tag").lower() in (
-                b"ref",
-                b"sub",
-                b"getatt",
-                b"importvalue",
-                b"secret",
-                b"vault",
-                b"env",
-                b"include",
-            ):
+            if tag.group("tag").lower() in REFERENCE_TAGS:
                 return  # a reference (CloudFormation, YAML loaders)
             pos = tag.end()
             while pos < rest_end and t[pos] in b" \t":

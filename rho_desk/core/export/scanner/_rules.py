@@ -22,8 +22,15 @@ from typing import Final
 from ._bounded import VALUE_BOUND, WholeValue
 from ._catalogue import Hit
 from ._lines import break_before
+from ._names import digest_prefixed
 from ._pem import PEM_GATE, PEM_HEADER, PEM_WINDOW, private_key
-from ._values import literal_value, masked, store_reference, within_store_reference
+from ._values import (
+    ciphertext,
+    literal_value,
+    masked,
+    store_reference,
+    within_store_reference,
+)
 from ._vendors import (
     INFIX_TOKENS,
     ONE_CASE_PREFIXES,
@@ -395,24 +402,29 @@ def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     bounded = len(value) == VALUE_BOUND  # judged whole: a letter or a mask's end may lie past it
     if not (_mixed(value) or (bounded and _WHOLE.letter_next(data, m.end()))):
         return None  # references (os.environ, self.token, an ARN) and placeholders have no digits
-    if store_reference(value) or (
-        _WHOLE.masked(data, m.start("value")) if bounded else masked(value)
+    if (
+        store_reference(value)
+        or ciphertext(value)
+        or (_WHOLE.masked(data, m.start("value")) if bounded else masked(value))
     ):
         return None
+    if data[m.end("value") : m.end("value") + 1] == b"(" and b"." in value:
+        return None  # secretsmanager.Secret.fromSecretNameV2(…): a call
     if not _names_a_value(m.group("name")):
         return None  # SECRET_NAME, token_length: a name about the credential
     full, name_start = _param_name(data, m.start("name"))
     if any(word in full.lower() for word in _NOT_SECRET_WORDS):
         return None  # publicToken, csrf-token: public, or anti-forgery
-    if within_store_reference(data, name_start):
-        return None  # arn:aws:secretsmanager:…:secret:prod/db: a part of an ARN
+    if within_store_reference(data, name_start) or digest_prefixed(data, name_start):
+        return None  # arn:aws:secretsmanager:…:secret:prod/db; checksum/secret: a digest
 
     rule = "signed-url-query" if _query_delimited(data, name_start) else "credential-assignment"
     return Hit(rule, m.start("value"), m.end("value"), value)
 
 
 _ABOUT: Final = frozenset(
-    b"name names length len size id file path type url count algorithm algo arn".split()
+    b"name names length len size id file path type url count algorithm algo arn hash digest"
+    b" checksum sha1 sha256 sha512 md5".split()
 )
 
 

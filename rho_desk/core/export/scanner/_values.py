@@ -22,14 +22,18 @@ from ._work import spend
 
 __all__ = [
     "ENTROPY_CAP",
+    "REFERENCE_TAGS",
     "VALUE_MAX",
+    "ciphertext",
     "config_value",
     "high_entropy",
+    "key_id",
     "literal_value",
     "pass_kind",
     "password_pass",
     "quoted_password",
     "random_hex",
+    "reference_tag",
     "secretish",
     "shannon",
     "store_reference",
@@ -43,13 +47,13 @@ VALUE_MAX: Final = 512
 _QUOTE_OPEN: Final = re.compile(rb"(\\{0,7})([\"'`])")
 _UNQUOTED_STOP: Final = re.compile(rb"[\s\"'`\x00\xff]|\\(?:[nrtu\"'\\/]|\Z)|</")
 _REFERENCE: Final = re.compile(
-    rb"(?:\[|\$|%\(|%[sd]\b|%[A-Za-z_][A-Za-z0-9_]*%$|\{[A-Za-z_][A-Za-z0-9_]*\}$|ENC\[|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{)"
+    rb"(?:\[|\$|%\(|%[sd]\b|%[A-Za-z_][A-Za-z0-9_]*%$|\{[A-Za-z_][A-Za-z0-9_]*\}$|ENC\[|\{\{|\{%|<[A-Za-z_ -]*>?$|\*{3}|x{6}|X{6}|\.{3}|\?\?\?|#\{|\(\(|%env\()"
 )
 _IDENTIFIER_EXPR: Final = re.compile(
     rb"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]*)*"
     rb"(?:\[[^\]]{0,80}\]|\([^)]{0,80}\))*[,;)\]}]*"
 )
-_CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z_.:]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
+_CALL_HEAD: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_.:]{2,}\((?:[$'\"A-Za-z_)]|\Z)")
 _PLACEHOLDERS: Final = frozenset(
     {
         b"true",
@@ -148,6 +152,64 @@ def masked(value: bytes) -> bool:
     return _MASKED.fullmatch(head) is not None or _STATUS.fullmatch(value) is not None
 
 
+REFERENCE_TAGS: Final = frozenset(
+    {
+        # CloudFormation's functions
+        b"ref",
+        b"sub",
+        b"getatt",
+        b"importvalue",
+        b"findinmap",
+        b"select",
+        b"split",
+        b"join",
+        b"if",
+        b"getazs",
+        b"cidr",
+        b"condition",
+        # YAML loaders' (Home Assistant, ESPHome, GitLab CI): another file, a variable, a key
+        b"secret",
+        b"env",
+        b"env_var",
+        b"include",
+        b"reference",
+        b"input",
+        # Ansible Vault: ciphertext on the lines below
+        b"vault",
+    }
+)
+"""YAML tags whose value is a reference to where the credential is (``!Ref DBPassword``,
+``!secret wifi_password``, ``!env_var MQTT_PASSWORD``, ``!reference [.job, variables]``) or its
+ciphertext (``!vault |``), not the credential."""
+_TAG: Final = re.compile(rb"!{1,2}([A-Za-z_]{1,24})")
+
+
+def reference_tag(value: bytes) -> bool:
+    """``value`` begins with a YAML tag of ``REFERENCE_TAGS``."""
+    m = _TAG.match(value)
+    return (
+        m is not None
+        and m.group(1).lower() in REFERENCE_TAGS
+        and (m.end() == len(value) or value[m.end()] in b" \t|>")
+    )
+
+
+_CIPHERTEXT: Final = re.compile(
+    rb"v1:[A-Za-z0-9+/]{16}:[A-Za-z0-9+/]{8}|EJ\[1:|ENC\([A-Za-z0-9+/=]{8}|\$ANSIBLE_VAULT;"
+    rb"|AQICAH[A-Za-z0-9+/]{100}|Ag[A-Za-z0-9+/]{200}|-----BEGIN (?:PGP MESSAGE|AGE ENCRYPTED)"
+)
+"""Ciphertext made to be kept in git, by its envelope: Pulumi's ``secure: v1:<nonce>:…``, ejson's
+``EJ[1:…]``, Jasypt's ``ENC(…)``, Ansible Vault's header, an AWS KMS ciphertext blob
+(``AQICAH…``), a SealedSecret's ``Ag…`` (a session key's length, then RSA and AES-GCM: hundreds
+of characters), an armored PGP or age message. (sops' ``ENC[…]`` is a ``_REFERENCE``.) Its key is
+elsewhere; the value is no credential."""
+
+
+def ciphertext(value: bytes) -> bool:
+    """``value`` is ciphertext in one of ``_CIPHERTEXT``'s envelopes."""
+    return _CIPHERTEXT.match(value) is not None
+
+
 def secretish(value: bytes, *, quoted: bool) -> bool:
     """A value that can be a credential: no reference, placeholder, call or type, and mixed."""
     if len(value) < 6 or value.lower() in _PLACEHOLDERS or masked(value):
@@ -156,6 +218,10 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False  # prose, or the next name of a list of names
     if _REFERENCE.match(value) is not None or _STORE_REFERENCE.match(value) is not None:
         return False  # $VAR, {{ … }}; arn:aws:secretsmanager:…, op://…: where a secret is kept
+    if ciphertext(value) or (not quoted and reference_tag(value)):
+        return False  # v1:…, Ag…: ciphertext for git; !env_var, !secret: a YAML reference
+    if _STORE_PATH.fullmatch(value) is not None:
+        return False  # prod/db/master: a secret's name in its store
     if not quoted and (
         value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))
     ):
@@ -170,6 +236,8 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False  # crypt($1, gen_salt('bf')): a call cut at its first space
     if _basic_pair(value):
         return True
+    if not value.isascii() and _label(value):
+        return False  # Contraseña: a translation's label
     chars = frozenset(value)
     classes = (
         (not chars.isdisjoint(_LOWER))
@@ -275,7 +343,22 @@ _NOT_A_LITERAL: Final = frozenset(
         b"tls",
         b"x509",
         b"scram-sha-256",
+        b"scram-sha-1",
         b"md5",
+        # SASL mechanisms (IMAP's AUTH=PLAIN, ssmtp's AuthMethod=LOGIN)
+        b"plain",
+        b"login",
+        b"cram-md5",
+        b"digest-md5",
+        b"xoauth2",
+        b"oauthbearer",
+        b"gssapi",
+        b"external",
+        # what holds or keeps one (pass's "Password Store", "Token Vault")
+        b"store",
+        b"safe",
+        b"vault",
+        b"keeper",
         b"trust",
         b"peer",
         b"ident",
@@ -365,8 +448,12 @@ value (``get_password()``, ``env["TOKEN"]``)."""
 
 
 _ALIAS: Final = re.compile(rb"\*[A-Za-z0-9_.\-]{1,120}")
-_CODE: Final = re.compile(rb"<|(?:new|await|function|lambda|require|import|typeof|yield)\b")
-"""A value that opens markup or an expression of code."""
+_CODE: Final = re.compile(
+    rb"<|(?:new|await|function|lambda|require|import|typeof|yield)\b"
+    rb"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\("
+)
+"""A value that opens markup or an expression of code (a method's call:
+``secretsmanager.Secret.fromSecretNameV2(this, …)``)."""
 _NAME_LIKE: Final = re.compile(rb"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
 _REFERENCE_WORDS: Final = frozenset(
     {
@@ -383,6 +470,7 @@ _REFERENCE_WORDS: Final = frozenset(
         b"credential",
         b"credentials",
         b"creds",
+        b"passphrase",
         b"auth",
         b"name",
         b"ref",
@@ -399,23 +487,71 @@ _REFERENCE_WORDS: Final = frozenset(
 credential rather than one."""
 _LABEL_WORDS: Final = frozenset(
     {
-        b"password",
-        b"passwords",
-        b"passphrase",
-        b"passwort",
-        b"kennwort",
-        b"contrase\xc3\xb1a",
-        b"senha",
-        b"wachtwoord",
-        b"l\xc3\xb6senord",
-        b"has\xc5\x82o",
-        b"token",
-        b"pin",
+        "password",
+        "passwords",
+        "passphrase",
+        "passwort",
+        "kennwort",
+        "contrase\u00f1a",
+        "contrasena",
+        "senha",
+        "wachtwoord",
+        "l\u00f6senord",
+        "has\u0142o",
+        "token",
+        "pin",
+        # the same nouns as a translation's label spells them (``login.password=\u015eifre``)
+        "\u015fifre",
+        "heslo",
+        "jelsz\u00f3",
+        "salasana",
+        "adgangskode",
+        "passord",
+        "parola",
+        "lozinka",
+        "geheimnis",
+        "jeton",
+        "\u043f\u0430\u0440\u043e\u043b\u044c",
+        "\u5bc6\u7801",
+        "\u30d1\u30b9\u30ef\u30fc\u30c9",
+        "\ube44\ubc00\ubc88\ud638",
     }
 )
-"""Words that make a value of several words a label naming the credential (``Forgot
-password?``, ``Passwort vergessen``), not a passphrase."""
-_WORD_SPLIT: Final = re.compile(rb"[\s.,:;!?()\"'`]+")
+"""Words that make a value a label naming the credential (``Forgot password?``, ``Passwort
+vergessen``, a translation's ``\u015eifre``, ``Contrase\u00f1a``, ``Jeton``), not a passphrase."""
+_WORD_SPLIT: Final = re.compile(r"[\s.,:;!?()\"'`]+")
+_STORE_PATH: Final = re.compile(rb"[a-z][a-z0-9_\-]*(?:/[a-z0-9_\-]+){2,}")
+_KEY_ID: Final = re.compile(rb"(?:0x)?[0-9A-F]{16}")
+"""A GPG key's long id (upper-case hex, as gpg prints it)."""
+_WORDS_APART: Final = re.compile(rb"[ \t,]+")
+_U_ESCAPE: Final = re.compile(rb"\\{1,7}u([0-9a-fA-F]{4})")
+
+
+def _label(value: bytes) -> bool:
+    """``value`` is a label naming the credential: words of which one is in ``_LABEL_WORDS``, or
+    one such word alone when it is capitalised or not ASCII (a translation's ``Jeton``,
+    ``\u015eifre``; ``jeton`` in lower case may be the value). JSON's ``\\uXXXX`` escapes read
+    as their letters."""
+    if b"\\u" in value:
+        value = _U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)).encode("utf-8", "replace"), value)
+    text = value.decode("utf-8", "replace").strip("\"'`:? ")
+    words = _WORD_SPLIT.split(text.lower())
+    if _LABEL_WORDS.isdisjoint(words):
+        return False
+    return " " in text or not text.isascii() or text[:1].isupper()
+
+
+_UPPER_NAME: Final = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_([A-Z]+)")
+"""An environment variable's name (``NEXUS_PASS``, ``CI_JOB_TOKEN``): when its last word is one of
+``_REFERENCE_WORDS``, the name of a credential, not one."""
+_MEASURE: Final = re.compile(
+    rb"\(?[0-9]{1,9}(?:\.[0-9]{1,3})?[ \t]?(?i:bytes?|[kmg]i?b|chars?|characters?|bits?|digits?"
+    rb"|letters?|words?|days?|hours?|minutes?|seconds?)\)?"
+)
+"""A size or a length in place of the value (kubectl's ``password:  16 bytes``, ``40 chars``)."""
+_OPTION: Final = re.compile(rb"(?:^|[ \t])--?[a-z][a-z\-]{1,40}(?=[ \t]|$)")
+"""A command line's option: a value holding one after a space is a command (a git or cargo alias,
+``push --force-with-lease``), not a passphrase."""
 _NOT_ALNUM: Final = bytes(b for b in range(256) if not (0x61 <= b <= 0x7A or 0x30 <= b <= 0x39))
 """What ``bytes.translate`` deletes to squeeze a lower-case name to its letters and digits."""
 _BLOCK_INDICATOR: Final = re.compile(rb"(?:![A-Za-z!]{0,16}[ \t]+)?[|>][+\-]?[0-9]?\\*")
@@ -452,6 +588,12 @@ def pass_kind(word: str) -> bool:
     return word in _PASS_KINDS
 
 
+def key_id(value: bytes, name: bytes) -> bool:
+    """``value`` is a GPG key's long id (16 upper-case hex digits) under a name holding ``key``
+    (git's ``signingkey``, ``default-key``): a public key's id, not a credential."""
+    return b"key" in name.lower() and _KEY_ID.fullmatch(value) is not None
+
+
 def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
     """A value under a credential name that is the credential itself, whatever its shape (letters
     only, spaces, several lines): not a reference (``$VAR``, ``${{ … }}``, ``os.environ[…]``,
@@ -466,8 +608,12 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
     ):
         return False
     lowered = value.lower()
-    if lowered in _PLACEHOLDERS or lowered.strip(b"\"'`.") in _NOT_A_LITERAL or masked(value):
+    if lowered in _PLACEHOLDERS or lowered.strip(b"\"'`.]") in _NOT_A_LITERAL or masked(value):
         return False
+    if b" " in value and all(
+        w.strip(b"\"'`.]") in _NOT_A_LITERAL for w in _WORDS_APART.split(lowered.strip()) if w
+    ):
+        return False  # PLAIN LOGIN CRAM-MD5: status words, schemes or mechanisms
     if (
         _REFERENCE.match(value) is not None
         or value.startswith(_LITERAL_REFERENCE)
@@ -477,6 +623,10 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         return False
     if _ALIAS.fullmatch(value) is not None or _SQL_TYPE.fullmatch(value) is not None:
         return False  # a YAML alias; a column's type (``token varchar(255),`` in a CREATE TABLE)
+    if ciphertext(value) or _MEASURE.fullmatch(value) is not None:
+        return False  # v1:…, ENC(…), Ag…: ciphertext for git; 16 bytes: its size
+    if b" " in value and _OPTION.search(value) is not None:
+        return False  # push --force-with-lease: a command
     if len(set(value)) == 1 or (
         b" " not in value and len(set(value.lower())) <= 2 and len(value) >= 6
     ):
@@ -487,16 +637,23 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         and value.count(b"/") >= 2
     ):
         return False  # a path to the credential
+    if _STORE_PATH.fullmatch(value) is not None:
+        return False  # prod/db/master: a secret's name in its store (a path of lower-case words)
     if b"://" in value and b"@" not in value and b" " not in value:
         return False  # a URL (one with a password is url-password's)
+    if key_id(value, name):
+        return False  # signingkey = 3AA5C34371567BD2: a GPG key's long id (public)
     if name:
         squeezed = lowered.translate(None, _NOT_ALNUM)
         if squeezed and squeezed == name.lower().translate(None, _NOT_ALNUM):
             return False  # password: password, token = token
     if value.isdigit() and len(value) < 6:
         return False
-    if b" " in value and not _LABEL_WORDS.isdisjoint(_WORD_SPLIT.split(lowered)):
-        return False  # "Forgot password?", "Kennwort bestätigen": a label that names it
+    if _label(value):
+        return False  # "Forgot password?", "Kennwort bestätigen", Şifre: a label that names it
+    upper = _UPPER_NAME.fullmatch(value)
+    if upper is not None and upper.group(1).lower() in _REFERENCE_WORDS:
+        return False  # NEXUS_PASS, CI_JOB_TOKEN: a variable's name
     if _NAME_LIKE.fullmatch(value) is not None and not _REFERENCE_WORDS.isdisjoint(
         re.split(rb"[-_.]", lowered)
     ):
@@ -675,6 +832,8 @@ def config_value(
         return None
     else:
         anchor = _YAML_ANCHOR.match(data, start, min(len(data), start + 80))
+        if anchor is not None and reference_tag(anchor.group().rstrip()):
+            return None  # password: !Ref DBPassword, !secret db_password: a reference
         if anchor is not None and anchor.end() < len(data) and data[anchor.end()] not in b"\r\n\\":
             start = anchor.end()  # password: &pw value
     stop = _LINE_END.search(data, start, min(len(data), start + VALUE_MAX))

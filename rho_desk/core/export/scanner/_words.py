@@ -255,7 +255,7 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
             if seen == 1 and value.startswith(_PATH_START):
                 break  # the credential's file (``private-key /etc/wireguard/wg0.key peer …``)
             first = seen == 1 and nxt.quoted and named == 2
-            if not literal_value(value, quoted=True):
+            if not literal_value(value, quoted=True, name=w.text.strip(b"\"':")):
                 continue
             if first or _random(value):
                 out.append(got[:2])
