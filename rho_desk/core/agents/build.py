@@ -182,11 +182,12 @@ def build(
     while stack:
         item, state = stack.pop()
         line += 1
-        record, new_state = _node_record(tree, log, sid, item, state, offsets, metadata, cache_key)
+        record = _node_record(tree, log, sid, item, state, offsets, metadata, cache_key)
         node = tree.adopt(record, line=line, offset=0)
         by_node[record.id] = node
         records.append(record)
         sources[record.id] = tuple([e.id for e in item.entries])
+        new_state = state  # the path after this revision (each item holds a state of its own)
         new_state.node = node
         children = item.children
         if len(children) == 1:
@@ -308,7 +309,9 @@ def _node_record(
     offsets: dict[str, tuple[str, int]],
     metadata: dict[str, str],
     cache_key: str,
-) -> tuple[NodeRecord, _State]:
+) -> NodeRecord:
+    """The record of the revision ``item``; ``state`` (the path up to its parent) becomes the
+    path up to it (its node still to be set)."""
     parent = state.node
     revision = (parent.revision if parent is not None else 0) + 1
     turns = state.turns
@@ -437,7 +440,15 @@ def _node_record(
             transition=DeltaTransition(delta),
             display_messages=shown,
         )
-    return record, _State(None, length, provider, turns, time, epoch)
+    state.node = None
+    state.length, state.provider, state.turns, state.time, state.epoch = (
+        length,
+        provider,
+        turns,
+        time,
+        epoch,
+    )
+    return record
 
 
 def _goes_on(item: _Node) -> bool:

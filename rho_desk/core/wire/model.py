@@ -130,7 +130,11 @@ class ContentBlock(
 
     @classmethod
     def of_text(cls, text: str) -> ContentBlock:
-        return cls(text=text)
+        if cls is not ContentBlock or text is None:
+            return cls(text=text)
+        block = _copy_block(_TEXT_BLOCK)  # as Message.user_text
+        force_setattr(block, "text", text)
+        return block
 
     @classmethod
     def of_image(cls, data: str, mime_type: str) -> ContentBlock:
@@ -138,7 +142,11 @@ class ContentBlock(
 
     @classmethod
     def of_tool_call(cls, id: str, name: str, arguments: Any) -> ContentBlock:
-        return cls(tool_call=ToolCall(id, name, arguments))
+        if cls is not ContentBlock:
+            return cls(tool_call=ToolCall(id, name, arguments))
+        block = _copy_block(_CALL_BLOCK)  # as Message.user_text
+        force_setattr(block, "tool_call", ToolCall(id, name, arguments))
+        return block
 
 
 class ToolSpec(msgspec.Struct, frozen=True, gc=False):
@@ -425,7 +433,11 @@ class Message(
 
     @classmethod
     def user_blocks(cls, blocks: Iterable[ContentBlock]) -> Message:
-        return cls(user=tuple(blocks))
+        if cls is not Message:
+            return cls(user=tuple(blocks))
+        message = _copy_message(_USER_MESSAGE)  # as user_text
+        force_setattr(message, "user", tuple(blocks))
+        return message
 
     @classmethod
     def user_text(cls, text: str) -> Message:
@@ -539,8 +551,9 @@ _copy_block: Final[Callable[[ContentBlock], ContentBlock]] = ContentBlock.__copy
 _copy_message: Final[Callable[[Message], Message]] = Message.__copy__  # type: ignore[attr-defined]
 """msgspec's copy of a struct (in C; it does not run ``__post_init__``)."""
 _TEXT_BLOCK: Final = ContentBlock(text="")
+_CALL_BLOCK: Final = ContentBlock(tool_call=ToolCall("", "", None))
 _USER_MESSAGE: Final = Message(user=())
 _ENRICHED_MESSAGE: Final = Message(enriched_assistant=AssistantMessage())
 _RESULT_MESSAGE: Final = Message(tool_result=ToolResult("", True, ""))
-"""Blanks the constructors of :class:`Message` copy and fill (one variant set, as the check
+"""Blanks the constructors of :class:`ContentBlock` and :class:`Message` copy and fill (one variant set, as the check
 of ``__post_init__`` requires)."""

@@ -403,20 +403,25 @@ def test_aborted_reasoning_is_cleared_on_construction_and_import() -> None:
 
 
 def test_the_constructors_make_what_the_checked_form_makes() -> None:
-    """``user_text``, ``result`` and ``enriched`` fill a blank of their own (without the check
-    of ``__post_init__``): each gives what the checked form gives, and a variant set to None
-    still fails the check."""
-    from rho_desk.core.wire import AssistantMessage, ToolResult
+    """``user_text``, ``user_blocks``, ``result``, ``enriched``, ``of_text`` and ``of_tool_call``
+    fill a blank of their own (without the check of ``__post_init__``): each gives what the
+    checked form gives, and a variant set to None still fails the check."""
+    from rho_desk.core.wire import AssistantMessage, ToolCall, ToolResult
 
     reply = AssistantMessage((ContentBlock(text="t"),), ModelIdentity("p", "a", "m"), "why")
     pairs = [
         (Message.user_text("hi"), Message(user=(ContentBlock(text="hi"),))),
         (Message.result("c1", False, "out"), Message(tool_result=ToolResult("c1", False, "out"))),
         (Message.enriched(reply), Message(enriched_assistant=reply)),
+        (Message.user_blocks([ContentBlock(text="a")]), Message(user=(ContentBlock(text="a"),))),
+        (ContentBlock.of_text("x"), ContentBlock(text="x")),
+        (
+            ContentBlock.of_tool_call("c1", "read", {"path": "a"}),
+            ContentBlock(tool_call=ToolCall("c1", "read", {"path": "a"})),
+        ),
     ]
     for made, checked in pairs:
         assert made == checked
-        assert made.kind is checked.kind
         assert encode(made) == encode(checked)
     assert Message.user_text("a") is not Message.user_text("a")
     assert Message.user_text("a").user is not Message.user_text("a").user
@@ -424,3 +429,5 @@ def test_the_constructors_make_what_the_checked_form_makes() -> None:
         Message.user_text(None)  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         Message.enriched(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        ContentBlock.of_text(None)  # type: ignore[arg-type]
