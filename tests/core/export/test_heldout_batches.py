@@ -22,7 +22,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   package-manager configuration, HAR files and cookies, crash dumps, mail, mobile projects,
   database clients, notebooks, log formats, encodings, split values, tables, prose in English
   and nine other languages, Windows and network configuration; 55 further forms and 44
-  look-alikes for thirteen causes.
+  look-alikes for thirteen causes; 7 further forms and 3 look-alikes for a session cookie given
+  in code (httpx, aiohttp, ``cookies=dict(…)``, ``fetch``'s headers, a cookie jar, selenium,
+  ``Set-Cookie``).
 - batch 6: 190 forms and 31 look-alikes, blind on ``64f74c5`` (44 leaked, 24 with ``findings:
   0``; 7 look-alikes damaged): configuration formats (HOCON, EDN, Nix, Jsonnet, CUE, Starlark,
   PowerShell, ``.reg``, LDIF, River, Unreal and Godot files, XML variants), cloud and
@@ -57,7 +59,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   and 4 secrets beside them for an id known by its form (``ObjectId('…')``, a Message-ID's
   ``<…@host>``, Firebase's app id, a GPG key's long id), and 7 and 3 for a digest, a file's
   header or text known by its form (``checksum/secrets``, ``|1|salt|hash``, base64 of UTF-8
-  words, a file's magic number in hex; batches 5's and 6's damaged look-alikes).
+  words, a file's magic number in hex; batches 5's and 6's damaged look-alikes); 4 further forms
+  and 3 look-alikes for a Redis ACL rule's ``>X`` (``users.acl``, ``redis.conf``'s ``user``,
+  ``ACL SETUSER`` in ``redis-cli``'s arguments).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -155,8 +159,7 @@ _LIMITS_5: dict[str, str] = {
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
     "nb-output-env": "a notebook's output holding the value, its name in the cell's source after it",
     "x-prompt-ftp-user": "`ftp> user NAME X`: ftp's `user` command is no verb of the directive reader",
-    "x-prompt-valkey-acl": "`ACL SETUSER u on >X`: ACL's `>` before a password reads as a redirection",
-    "x-cookie-requests": '`requests.get(…, cookies={"ASP.NET_SessionId": X})`: a call\'s `cookies=` argument names no credential',
+    "x-ck-requests-jar-set": '`jar.set("PHPSESSID", X)`: a cookie jar\'s `set` by position, no word `cookie` on its line',
 }
 
 # batch 6, by cause (the cause, not the form)
@@ -178,9 +181,7 @@ _LIMITS_6: dict[str, str] = {
     "game-vdf-password": f'{_TABLE}: Valve KeyValues `"BuildPassword"<tab>"X"`',
     "pkg-deno-auth-tokens": f"{_ARGV}: DENO_AUTH_TOKENS' `X@host;Y@host`",
     "dump-strace-write-auth": f"{_ARGV}: Redis' wire protocol `AUTH` inside an strace line",
-    "db-redis-acl-file": f"{_NAME}: a Redis ACL file's `>X`",
     "pkg-gem-push-key": f"{_NAME}: `~/.gem/credentials` `:host: X`",
-    "dev-copy-as-powershell-cookie": f'{_NAME}: `Cookie("sessionid", X, …)` by position',
     "ssh-askpass-script": f"{_NAME}: an askpass script's `echo 'X'`",
     "db-mongo-keyfile-cat": f"{_NAME}: bare base64 lines printed by `cat …/keyfile`",
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
@@ -476,7 +477,6 @@ BATCHES: dict[int, Batch] = {
                 "mob-fastlane-match-env",
                 "game-vdf-password",
                 "vpn-netsh-key-content",
-                "dev-copy-as-powershell-cookie",
                 "dump-strace-write-auth",
                 "enc-py-fromhex",
                 "prose-en-pin",

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 60
+RULESET_VERSION: Final = 61
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -218,7 +218,11 @@ translation's label, ``Şifre``, ``Jeton``; a command with an option, a git alia
 in an envelope made for git (Pulumi's ``v1:…:…``, ejson's ``EJ[1:``, Jasypt's ``ENC(…)``, an
 AWS KMS blob, a SealedSecret's ``Ag…``, Ansible Vault); a name ending in a message word
 (``token_expired``, ``password_too_short``) is about the credential; 64 hex digits named public
-are no private key."""
+are no private key.
+61: a session cookie given in code (``cookies={"sessionid": "X"}``, ``cookies=dict(…_session="X")``,
+``Cookie("sessionid", "X", …)``) after ``cookies=``, ``cookies:``, ``Cookie(`` or ``cookies.set(``
+on its line; a Redis ACL rule's ``>X`` on a ``user NAME`` line or after ``ACL SETUSER NAME``; a
+name word beginning with ``csrf`` or ``xsrf`` (``csrftoken``) is an anti-forgery token's."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -239,7 +243,7 @@ RULES: Final[dict[str, str]] = {
     "PKCS#12/PKCS#8/PKCS#1/SEC1 DER in base64, 64 hex digits under a key-ish name",
     "authorization-header": "Authorization header value",
     "bearer-token": "Bearer token",
-    "cookie": "Cookie or Set-Cookie header value",
+    "cookie": "Cookie or Set-Cookie header value, or a session cookie given in code",
     "url-password": "password in a URL (scheme://user:password@host, the user may be empty; the password runs to the "
     "last @ before the host), or in Go's MySQL DSN (user:password@tcp(host)/db); a token as a URL's path segment "
     "after one naming it (/t/<token>/, /token/<token>/, /apikey/<key>/)",

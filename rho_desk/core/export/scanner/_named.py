@@ -1,4 +1,4 @@
-"""Values named otherwise than by ``NAME = value``: by a call, an element, a user's ``/``.
+"""Values named otherwise than by ``NAME = value``: by a call, an element, a user's ``/``, a rule.
 
 By the call that takes them, by an XML element whose name is in an attribute or beside
 attributes, by the ``user/`` before them:
@@ -13,7 +13,10 @@ attributes, by the ``user/`` before them:
   attributes in any order (the value is often written with character references, which the
   decoders read);
 * **Oracle's ``user/password@``**: ``jdbc:oracle:thin:scott/X@//host``, ``etl/X@(DESCRIPTION=…)``
-  (a command line's ``user/X@db`` is ``_argv``'s, by its client).
+  (a command line's ``user/X@db`` is ``_argv``'s, by its client);
+* **a session cookie given in code**, named by the cookie's name after ``cookies=`` or
+  ``Cookie(``: ``cookies={"sessionid": "X"}``, ``Cookie("sessionid", "X", "/", host)``;
+* **a Redis ACL rule's ``>X``**, on a ``user NAME …`` line or after ``ACL SETUSER NAME``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Sequence
 from typing import Final, Protocol
 
 from ._catalogue import Hit
+from ._lines import break_before
 from ._names import name_before, name_is_credential, name_words
 from ._rules import Pass
 from ._values import literal_value, secretish
@@ -221,6 +225,96 @@ def _thin(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return _oracle_value(data, m.start("value"), m.end("value"))
 
 
+# --- cookies given in code ---------------------------------------------------------------------
+
+_COOKIES_GATE: Final = (
+    rb"cookies(?:[ \t]{0,4}[=:(]|\.(?:set|add|update)\()|cookie(?:[ \t]{0,4}[=(]|\.(?:set|add)\()"
+)
+"""Where cookies are given in code: ``cookies=``, ``cookies:``, ``Cookie(``, ``cookies.set(``
+(not the ``Cookie:`` header, the cookie rule's)."""
+_COOKIES: Final = re.compile(_COOKIES_GATE, re.IGNORECASE)
+_SESSION_WORDS: Final = (b"sess", b"sid")
+_NAME_BYTE: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_PAIR_TAIL: Final = re.compile(
+    rb"(?P<nq>\\{0,7}[\"'])?[ \t]{0,4}(?P<sep>[:=,])[ \t]{0,4}(?P<q>\\{0,7}[\"'])"
+    rb"(?P<value>[^\"'\\\n]{8,256})(?P=q)"
+)
+"""After a cookie's name: its quote, ``:``, ``=`` or ``,``, and its quoted value."""
+
+
+def _cookies(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """A session cookie given in code, on the line after ``cookies=``, ``cookies:``, ``Cookie(``
+    or ``cookies.set(``: a cookie whose name says session (``sessionid``, ``PHPSESSID``,
+    ``connect.sid``, ``ASP.NET_SessionId``, ``laravel_session``) and its quoted value, as a dict's
+    member (``cookies={"ASP.NET_SessionId": "X"}``), a keyword (``cookies=dict(laravel_session=
+    "X")``) or by position (PowerShell's ``New-Object System.Net.Cookie("sessionid", "X", …)``)."""
+    lo = m.end()
+    window = data[lo : lo + _MAX].lower()
+    spend(len(window))
+    stop = min(
+        (at for at in (window.find(b"\n"), window.find(b"\\n")) if at >= 0), default=len(window)
+    )
+    for word in _SESSION_WORDS:
+        at = window.find(word, 0, stop)
+        if at < 0:
+            continue
+        begin, end = lo + at, lo + at + len(word)
+        while begin > lo and end - begin < 80 and data[begin - 1] in _NAME_BYTE:
+            begin -= 1
+        while end < lo + stop and end - begin < 80 and data[end] in _NAME_BYTE:
+            end += 1
+        tail = _PAIR_TAIL.match(data, end, lo + stop)
+        if tail is None:
+            continue
+        opened = data[begin - 1 : begin] in (b'"', b"'")
+        if (tail.group("nq") is not None) != opened or (tail.group("sep") == b"," and not opened):
+            continue  # a quoted name is closed, and a name by position is quoted
+        value = tail.group("value")
+        if value.startswith(b"[secret") or not (
+            secretish(value, quoted=True) or literal_value(value, quoted=True)
+        ):
+            continue
+        return Hit("cookie", tail.start("value"), tail.end("value"), value)
+    return None
+
+
+# --- Redis ACL rules ---------------------------------------------------------------------------
+
+_ACL_RULE: Final = re.compile(
+    rb"user[ \t]+[^\s]{1,64}(?:[ \t]+[^\s>'\"]\S{0,63}){0,16}?[ \t]+'?>"
+    rb"(?P<value>[^\s'\"\\<>&|]{4,256})",
+    re.IGNORECASE,
+)
+_ACL_LEAD: Final = re.compile(
+    rb"(?:[^\s:\"]{0,200}:)?(?:[0-9]{1,7}[:#][0-9A-Za-z]{0,8}:?)?\+?[ \t]*(?:acl[ \t]+set)?",
+    re.IGNORECASE,
+)
+"""What may stand before ``user`` on an ACL file's line: a row's, grep's or a diff's wrapper."""
+_ACL_BACK: Final = 256
+
+
+def _acl(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    """``>X`` in a Redis (or Valkey) ACL rule adds the password ``X``: ``user worker on >X ~jobs:*``
+    at a line's start (``users.acl``, ``redis.conf``), ``ACL SETUSER worker on >X`` anywhere (a
+    prompt, ``redis-cli``'s arguments)."""
+    start = m.start()
+    if (
+        data[max(0, start - 3) : start].lower() != b"set"
+        or data[max(0, start - 8) : start - 3].lower().rstrip(b" \t")[-3:] != b"acl"
+    ):
+        floor = max(0, start - _ACL_BACK)
+        brk, width = break_before(data, floor, start)
+        quote = data.rfind(b'"', max(floor, brk + width), start)
+        begin = quote + 1 if quote >= 0 else brk + width if brk >= 0 else floor
+        spend(start - begin)
+        if (begin == floor and floor > 0) or _ACL_LEAD.fullmatch(data, begin, start) is None:
+            return None
+    value = m.group("value")
+    if value.startswith(b"[secret") or not literal_value(value, quoted=True):
+        return None
+    return Hit("credential-assignment", m.start("value"), m.end("value"), value)
+
+
 def named_passes() -> list[Pass]:
     """The passes of this module, in the form ``SecretScanner`` runs keyword passes."""
     return [
@@ -229,6 +323,13 @@ def named_passes() -> list[Pass]:
         Pass(_INPUT_TYPE, _input, anchor=re.compile(rb"password"), gate=(_INPUT_GATE, 0, 8)),
         Pass(_ORACLE, _oracle, anchor=re.compile(rb"@(?://|\(description)")),
         Pass(_THIN, _thin, anchor=re.compile(rb"thin:")),
+        Pass(
+            _COOKIES,
+            _cookies,
+            anchor=re.compile(rb"cookie"),
+            gate=(_COOKIES_GATE, 0, 0),
+        ),
+        Pass(_ACL_RULE, _acl, anchor=re.compile(rb"user")),
     ]
 
 

@@ -306,6 +306,8 @@ def name_is_credential(name: str) -> bool:
         return False
     if len(words) > 2 and words[-1].isdigit() and words[-2] + words[-1] in _NOT_VALUE:
         return False  # password_sha256: the algorithm's name and its size
+    if any(w.startswith(("csrf", "xsrf")) for w in words):
+        return False  # csrftoken: an anti-forgery token, glued
     if words[0] in _DIGEST_WORDS and "/" in name:
         return False  # checksum/secret: a digest of the secret (Helm's annotation)
     if words[0] == "existing" and words[-1] in ("secret", "secrets"):
