@@ -61,7 +61,8 @@ against them). The same checks run over every batch; what differs is data (``BAT
   header or text known by its form (``checksum/secrets``, ``|1|salt|hash``, base64 of UTF-8
   words, a file's magic number in hex; batches 5's and 6's damaged look-alikes); 4 further forms
   and 3 look-alikes for a Redis ACL rule's ``>X`` (``users.acl``, ``redis.conf``'s ``user``,
-  ``ACL SETUSER`` in ``redis-cli``'s arguments).
+  ``ACL SETUSER`` in ``redis-cli``'s arguments); 3 further forms and 3 look-alikes for a key
+  printed from a file named as a keyfile (``cat …/mongodb-keyfile``, ``keyfile.txt``).
 - batch 7: 272 forms and 41 look-alikes, blind on ``28ac7bf`` (59 leaked, 13 with ``findings:
   0``; 8 look-alikes damaged): SDK constructors and calls taking a credential by position in
   twelve languages, ORMs and connection builders, database URLs of other drivers, IaC (Pulumi,
@@ -77,7 +78,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   where the credential is (8 and 5: ``!secret``, ``((var))``, ``%env(…)%``, ``CI_JOB_TOKEN``), a
   value that describes it (9 and 6: ``942 bytes``, ``AUTH=PLAIN LOGIN``, a translation's label,
   ``token_invalid``, a cargo alias), ciphertext in an envelope made for git (7 and 4: ejson,
-  Jasypt, a KMS blob, ``!vault``).
+  Jasypt, a KMS blob, ``!vault``); 4 further forms and 3 look-alikes for a literal written by
+  ``echo`` or ``printf`` into a credential-named file (``> ~/.config/rclone/.password``, ``|
+  sudo tee /etc/app/api.token``).
 - batch 8: 317 forms and 42 look-alikes, blind on ``7008c0f`` (77 leaked, 53 with ``findings:
   0``; 5 look-alikes damaged): home automation (Home Assistant, ESPHome, zigbee2mqtt, Node-RED,
   Tasmota, openHAB, Frigate), media servers (Plex, Sonarr/Radarr, Jellyfin, SABnzbd, Deluge),
@@ -183,7 +186,6 @@ _LIMITS_6: dict[str, str] = {
     "dump-strace-write-auth": f"{_ARGV}: Redis' wire protocol `AUTH` inside an strace line",
     "pkg-gem-push-key": f"{_NAME}: `~/.gem/credentials` `:host: X`",
     "ssh-askpass-script": f"{_NAME}: an askpass script's `echo 'X'`",
-    "db-mongo-keyfile-cat": f"{_NAME}: bare base64 lines printed by `cat …/keyfile`",
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
     "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`, a name of two words padded before its `:`",
     "prose-en-pin": f"{_WORDS}: prose `pin … is word-7731`",
@@ -244,7 +246,6 @@ _LIMITS_7: dict[str, str] = {
     "shape-digits-pin": f"{_WORDS}: eight digits under `pin_code:`",
     "shape-unicode-letters": f"{_WORDS}: non-ASCII letters under `contraseña_admin:`",
     "x-desc-android-token-literal": f'{_NAME}: `<string name="mqtt_token" translatable="false">X`',
-    "x-enc-vault-password-beside": "`echo 'X' > .vault_pass`: a value written to a credential-named file by `echo`",
 }
 
 
@@ -471,7 +472,6 @@ BATCHES: dict[int, Batch] = {
             if k
             in {
                 "cli-vault-approle-secret-id",
-                "db-mongo-keyfile-cat",
                 "pkg-deno-auth-tokens",
                 "pkg-gem-push-key",
                 "mob-fastlane-match-env",
@@ -505,7 +505,6 @@ BATCHES: dict[int, Batch] = {
                 "shape-digits-pin",
                 "shape-unicode-letters",
                 "x-desc-android-token-literal",
-                "x-enc-vault-password-beside",
             }
         },
     ),

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 61
+RULESET_VERSION: Final = 62
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -222,7 +222,11 @@ are no private key.
 61: a session cookie given in code (``cookies={"sessionid": "X"}``, ``cookies=dict(…_session="X")``,
 ``Cookie("sessionid", "X", …)``) after ``cookies=``, ``cookies:``, ``Cookie(`` or ``cookies.set(``
 on its line; a Redis ACL rule's ``>X`` on a ``user NAME`` line or after ``ACL SETUSER NAME``; a
-name word beginning with ``csrf`` or ``xsrf`` (``csrftoken``) is an anti-forgery token's."""
+name word beginning with ``csrf`` or ``xsrf`` (``csrftoken``) is an anti-forgery token's.
+62: a file named as a keyfile (``mongodb-keyfile``, ``keyfile.txt``, ``*.keyfile``) is a
+credential's file for the printers: what ``cat`` prints of it is found literally; a literal that
+``echo`` or ``printf`` writes into a credential's file (``> .vault_pass``, ``| tee …/api.token``)
+is found literally too."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -10,6 +10,8 @@ file or a variable whose name names a credential (``READERS``; ``…/secrets/…
 ``NAME=`` head, at least ``VALUE_MIN`` characters) is a secret, and an output of one line is,
 spaces and all (a passphrase). The export finds those values
 literally wherever they are (``SecretScanner``'s ``printed`` secrets, rule ``printed-secret``).
+The same holds for what a command writes into a credential's file (``written_values``: ``echo 'X'
+> .vault_pass``, ``printf '%s' X | tee …/api.token``): the literal is the secret.
 
 An output of more than ``LINES_MAX`` lines is a listing, not a secret, and is left to the rules.
 """
@@ -20,8 +22,8 @@ import re
 import shlex
 from typing import Final
 
-from ._names import name_is_credential
-from ._values import secretish
+from ._names import name_is_credential, name_words
+from ._values import literal_value, secretish
 
 __all__ = ["PRINTERS", "READERS", "printed_values"]
 
@@ -95,7 +97,19 @@ READERS: Final = frozenset(
 )
 """Programs that print a file (or a variable, ``printenv NAME``, ``echo $NAME``) as it is."""
 _KEY_EXTENSIONS: Final = frozenset(
-    {"key", "token", "secret", "secrets", "pass", "passwd", "password", "psk", "pwd", "jwt"}
+    {
+        "key",
+        "token",
+        "secret",
+        "secrets",
+        "pass",
+        "passwd",
+        "password",
+        "psk",
+        "pwd",
+        "jwt",
+        "keyfile",
+    }
 )
 _SECRET_DIRS: Final = frozenset({"secrets", ".secrets", "secret", "private"})
 _FILE_TOOLS: Final = ("path", "file_path", "filepath", "file", "filename")
@@ -148,7 +162,7 @@ def _printer(words: list[str]) -> bool:
 
 def names_credential(path: str) -> bool:
     """A path (or a variable) whose name names a credential: ``…/secrets/x``, ``master.key``,
-    ``auth.txt``, ``db_password``, ``$GITHUB_TOKEN``."""
+    ``auth.txt``, ``db_password``, ``$GITHUB_TOKEN``, ``mongodb-keyfile``."""
     path = path.strip().strip("'\"").lstrip("$").strip("{}")
     if not path or path.startswith("-"):
         return False
@@ -164,7 +178,9 @@ def names_credential(path: str) -> bool:
     if ext.lower() in _KEY_EXTENSIONS:
         return True
     return bool(stem) and (
-        name_is_credential(stem) or stem.lower() in ("auth", "credentials", "passphrase")
+        name_is_credential(stem)
+        or stem.lower() in ("auth", "credentials", "passphrase")
+        or name_words(stem)[-1:] == ["keyfile"]  # mongodb-keyfile: a shared key, by its file
     )
 
 
@@ -312,6 +328,50 @@ def output_values(output: str) -> list[str]:
     return out
 
 
+_WRITERS: Final = frozenset({"echo", "printf"})
+
+
+def written_values(command: str) -> list[str]:
+    """What ``echo`` or ``printf`` writes into a file whose name names a credential, a literal
+    alone: ``echo 'X' > .vault_pass``, ``printf '%s' X > ~/.config/rclone/.password``, ``echo X |
+    sudo tee /etc/app/api.token``. The file holds the secret; the command is where it is seen."""
+    out: list[str] = []
+    segments = _words(command)
+    for k, words in enumerate(segments):
+        at = next((i for i, w in enumerate(words) if w.rsplit("/", 1)[-1] in _WRITERS), None)
+        if at is None:
+            continue
+        literals: list[str] = []
+        target: str | None = None
+        rest = words[at + 1 :]
+        i = 0
+        while i < len(rest):
+            word = rest[i]
+            if word in (">", ">>"):
+                target = rest[i + 1] if i + 1 < len(rest) else None
+                i += 2
+                continue
+            if word.startswith(">"):
+                target = word.lstrip(">")
+            elif not word.startswith(("-", "$")) and "%" not in word:
+                literals.append(word)
+            i += 1
+        if target is None and k + 1 < len(segments):
+            after = segments[k + 1]
+            tee = next((j for j, w in enumerate(after) if w.rsplit("/", 1)[-1] == "tee"), None)
+            if tee is not None:
+                target = next((w for w in after[tee + 1 :] if not w.startswith(("-", ">"))), None)
+        if (
+            target
+            and len(literals) == 1
+            and len(literals[0]) >= VALUE_MIN
+            and names_credential(target)
+            and literal_value(literals[0].encode(), quoted=True)
+        ):
+            out.append(literals[0])
+    return out
+
+
 def tool_values(arguments: object, output: str) -> list[str]:
     """The printed values of one tool call (its ``arguments``) and its result's ``output``."""
     if not isinstance(arguments, dict):
@@ -320,7 +380,7 @@ def tool_values(arguments: object, output: str) -> list[str]:
     for key in ("command", "cmd", "script"):
         value = arguments.get(key)
         if isinstance(value, str):
-            out += printed_values(value, output)
+            out += printed_values(value, output) + written_values(value)
         elif isinstance(value, list) and all(isinstance(v, str) for v in value):
             out += printed_values(shlex.join(value), output)
     for key in _FILE_TOOLS:
