@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ._args import ANY_GATES, any_values, random_word
 from ._clients import (
     CLIENTS,
     STDIN_GIVEN,
@@ -91,7 +92,7 @@ _NAME_BEFORE: Final = rb"(?:\b|u2192|\\[nrt])"
 _NAME_AFTER: Final = rb"(?:\.exe)?(?:[ \t\"'`;|&)]|\\[tn\"])"
 _USER_FLAG: Final = rb"-(?:u|-user|-username)"
 _PAIRED_FLAGS: Final = (
-    rb"[ \t]" + _USER_FLAG + rb"[ \t=]+[^\s\-][^\s]{0,63}(?:[ \t]+[^\s]{1,64}){0,3}[ \t]+-p[ \t'\"]"
+    rb"[ \t]" + _USER_FLAG + rb"[ \t=]+[^\s\-][^\s]{0,63}(?:[ \t]+[^\s]{1,64}){0,3}[ \t]+-p[^\s\-=]?"
     rb"|[ \t]-p[ \t]+[^\s\-][^\s]{0,63}(?:[ \t]+[^\s]{1,64}){0,3}[ \t]+" + _USER_FLAG + rb"[ \t=]"
 )
 """A user flag and a password flag a few words apart (``-u root -p X``, ``-U admin -P X``,
@@ -103,7 +104,7 @@ X)``, ``--password-file <(printf '%s' X)``)."""
 COMMAND_GATE: Final = (
     rb"(?:" + _NAME_BEFORE + rb"(?:" + COMMAND_NAMES + rb")" + _NAME_AFTER
     + rb"|\b(?:" + STDIN_PROGRAMS + rb")\b|" + STDIN_OPTIONS.pattern + rb"|" + _PAIRED_FLAGS
-    + rb"|" + _SUBSTITUTION + rb"|" + LED_NAMES + rb")"
+    + rb"|" + _SUBSTITUTION + rb"|" + LED_NAMES + rb"|" + rb"|".join(ANY_GATES) + rb")"
 )
 """What marks a line worth splitting: a client's name as a word (after a row's ``→``, escaped or
 not), an option reading a password from standard input, a user flag beside a password flag, a
@@ -120,6 +121,7 @@ COMMAND_GATES: Final = (
     _PAIRED_FLAGS,
     _SUBSTITUTION,
     LED_NAMES,
+    *ANY_GATES,
 )
 """``COMMAND_GATE``'s alternatives, one expression a client: what they match together is what it
 matches, and hyperscan finds a list of names as literals, where one alternation of 125 names is an
@@ -626,7 +628,9 @@ _HINT: Final = re.compile(
     + rb")\b|"
     + LED_NAMES
     + rb"|"
-    + STDIN_OPTIONS.pattern,
+    + STDIN_OPTIONS.pattern
+    + rb"|"
+    + rb"|".join(ANY_GATES),
     re.IGNORECASE,
 )
 """Most commands read from inside quoted words of one line."""
@@ -649,6 +653,11 @@ def _commands(
     ]:
         seg = words[seg_start:seg_end]
         if seg:
+            fed = [
+                Word(t[a:b], list(range(a, b)), quoted=kind == "here" or t[a - 1 : a] in (b"'", b'"'))
+                for a, b, kind in _stdin_value(words, seg_start, seg_end, t, None)
+            ]
+            out += any_values(words, seg_start, seg_end, fed)
             for k in range(seg_start, seg_end):
                 if words[k].op:
                     break
@@ -729,6 +738,10 @@ def _paired_values(words: list[Word], k: int, seg_end: int) -> list[tuple[int, i
         if flag in _PAIRED and not args[n + 1].text.startswith(b"-"):
             password_flags.add(_PAIRED[flag])
     out: list[tuple[int, int]] = []
+    for w in args:
+        if w.text[:2] in password_flags and len(w.text) > 2 and not w.quoted:
+            if random_word(w.text[2:]):  # glued: ``dump-db -u backup -pX``
+                out.append(w.span(2, len(w.text)))
     for n, w in enumerate(args[:-1]):
         if w.text in password_flags and not w.quoted:
             value = args[n + 1]

@@ -40,6 +40,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
+from ._args import ANY_LITERALS
 from ._argv import (
     COMMAND_GATE,
     COMMAND_GATES,
@@ -328,6 +329,8 @@ TRIGGER_LITERALS: Final = re.compile(
     + COMMAND_NAMES
     + rb"|"
     + LED_NAMES
+    + rb"|"
+    + ANY_LITERALS
 )
 """Every confirmed line holds one of these (lower case): without the gate, the lines holding one
 are the candidates (``-p``: a password flag beside a user flag, ``_argv._PAIRED_FLAGS``)."""

@@ -80,6 +80,11 @@ _LETTER: Final = re.compile(rb"[A-Za-z]")
 _CODE_BYTES: Final = frozenset(b"[]()<>{}")
 _SEPARATED: Final = re.compile(rb"[A-Za-z][A-Za-z0-9]*(?:[_.\-][A-Za-z0-9]+)+")
 _NAME_CHARS: Final = re.compile(r"[A-Za-z0-9_.:\-]+")
+_ALGORITHM: Final = re.compile(
+    rb"(?:hmac-)?(?:sha|md|blake|sha3-)[0-9]{1,3}(?:-[0-9]{1,3})?|aes-?[0-9]{3}(?:-[a-z]{2,8})?|ed25519|rsa[0-9]{0,4}",
+    re.IGNORECASE,
+)
+"""An algorithm's name (``hmac-sha256``, ``aes-256-gcm``): the kind of a key named before it."""
 _ASSIGN: Final = frozenset({b"=", b":=", b"=>", b":", b"::=", b"?=", b"+=", b"<-", b"->"})
 
 
@@ -254,6 +259,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
                 break  # another name (``import { a_key, b_key }``)
             if seen == 1 and value.startswith(_PATH_START):
                 break  # the credential's file (``private-key /etc/wireguard/wg0.key peer …``)
+            if named == 1 and _ALGORITHM.fullmatch(value) is not None:
+                continue  # a key's algorithm (``generate-tsig-key name hmac-sha256``), not the key
             first = seen == 1 and nxt.quoted and named == 2
             if not literal_value(value, quoted=True, name=w.text.strip(b"\"':")):
                 continue

@@ -1,0 +1,366 @@
+"""Any command's arguments: a password said by its option's letters, its shape or a verb before it.
+
+Every command is read so, whether ``_clients``' table knows its client or not.
+
+``_argv`` splits a command line and reads each command by its client's entry; it also hands every
+command (its words, and what it reads from standard input) to ``any_values``, which reads what
+the words themselves say:
+
+* **an option whose letters name a password** (``-pw X``, ``-pwd X``, ``/pass X``, ``--rootpw=X``,
+  a misspelled ``--pasword=X``): any value that is not a reference, a path or a switch;
+* **a user's option joined to its password** (``-U user%X``, ``/user:DOM\\\\u%X``), or any option's
+  value whose last ``:`` field is random (``-n user:X``, ``-y hmac-sha256:name:X``, ``--auth
+  u:X``), a word ``user:X@host`` (``domain/user:X@host``);
+* **a verb of authentication** (``VERB``: ``login``, ``authorize``, ``identify``, ``unlock``,
+  ``/secure``, ``/oper``, ``tsig``, ``user``...) in the program's name or a subcommand: the
+  random-looking arguments after it (``b2 account authorize ID X``, ``bw unlock X``, ``mega-login
+  mail X``, ``/msg NickServ IDENTIFY X``), not a word that is an option's value;
+* **key shapes** anywhere among the arguments: a licence key's dashed groups (``XXXXX-XXXXX-…``,
+  ``SC-XXXX-…``), a base32 seed after an option or on a line of one-time passwords (``oathtool -b
+  X``), a UUID given to an option named as a key or token (``--setup-key <uuid>``);
+* **standard input**: a random-looking literal echoed, printed or given as a here-string to a
+  command whose words say authentication (``echo X | kinit``, ``printf X | adcli join
+  --stdin-password``, ``vncpasswd -f <<< X``), and in text given there, a credential word and
+  the value after it (``debconf-set-selections <<< "pkg q password X"``).
+
+**Shape carries the weight** where the words alone do not (``_random``): eight characters or
+more of three classes (upper, lower, digits, symbols), changing class at least every third
+character as generated values do (``Administrator2``, ``web01.lumen.lan`` and camel case do
+not); hex, UUIDs and dotted lower-case names are not random here (ids, digests, hosts).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from ._names import name_is_credential
+from ._values import literal_value, secretish
+
+if TYPE_CHECKING:
+    from ._argv import Word
+
+__all__ = ["ANY_GATES", "ANY_LITERALS", "any_values", "random_word"]
+
+# --- what a word's shape says ---------------------------------------------------------------------
+
+_HEX: Final = re.compile(rb"[0-9a-fA-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_UUID: Final = re.compile(rb"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+_NAME_LIKE: Final = re.compile(rb"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+_DIGEST_LABEL: Final = re.compile(rb"(?:h1|sha[0-9]{1,3}|sha3-[0-9]{3}|md5|blake[0-9a-z]{0,3})[:\-]", re.I)
+_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_DIGIT: Final = frozenset(b"0123456789")
+_NOT_START: Final = (b"$", b"%", b"<", b"[", b"{{", b"`", b"-", b"*", b"~/", b"./", b"../", b"/")
+_PATH_WORD: Final = re.compile(rb"(?:^|/)[A-Za-z]{4,}(?:/|$)|^/?[a-z][a-z0-9_.\-]*/")
+"""A path's component (``/Users/``, ``/run/``, ``s3.eu-central-1.amazonaws.com/``): a word of four
+letters between slashes, or a lower-case name before a slash; base64 rarely holds either."""
+_NAME_SYMBOLS: Final = b"._-/:@"
+_NOT_IN: Final = frozenset(b" \t\r\n\"'[](){}<>,;")
+"""Bytes of prose and code (a subscript, a call, a list), not of a generated value."""
+_ALNUM: Final = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def _class(b: int) -> int:
+    return 0 if b in _LOWER else 1 if b in _UPPER else 2 if b in _DIGIT else 3
+
+
+def random_word(value: bytes) -> bool:
+    """A word that reads as generated: 8 to 200 characters of three classes or more, changing
+    class at least every third character, near the entropy of random text; not hex, a UUID, a
+    dotted lower-case name, a path or a URL."""
+    n = len(value)
+    if not 8 <= n <= 200 or b"://" in value or value.startswith(_NOT_START[:-1]):
+        return False
+    if _HEX.fullmatch(value) is not None or _NAME_LIKE.fullmatch(value) is not None:
+        return False
+    if _DIGEST_LABEL.match(value) is not None:
+        return False  # go.sum's ``h1:…``, ``sha256:…``, ``sha512-…``: a digest, labelled
+    if any(b in _NOT_IN for b in value) or _PATH_WORD.search(value) is not None:
+        return False
+    if b"=" in value.rstrip(b"="):
+        return False
+    classes = [_class(b) for b in value]
+    kinds = set(classes)
+    if len(kinds) < 3 or (
+        not {0, 1} <= kinds and not value.translate(None, _NAME_SYMBOLS).translate(None, _ALNUM)
+    ):
+        return False  # one case of letters, digits and only a name's symbols: a host, a file
+    changes = sum(1 for a, b in zip(classes, classes[1:], strict=False) if a != b)
+    if changes * 3 < n - 1:
+        return False
+    entropy = -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+    return entropy >= min(3.6, math.log2(n) - 0.7)
+
+
+_BASE32: Final = re.compile(rb"[A-Z2-7]{16,128}={0,6}")
+
+
+def _base32_seed(value: bytes) -> bool:
+    """A base32 one-time-password seed: upper-case letters and two digits or more of ``2-7``."""
+    if _BASE32.fullmatch(value) is None:
+        return False
+    digits = sum(1 for b in value if b in _DIGIT)
+    return digits >= 2 and len(set(value)) >= 10
+
+
+_LICENCE: Final = re.compile(rb"(?:[A-Z0-9]{2,8}-)?[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,7}")
+
+
+def _licence(value: bytes) -> bool:
+    """A licence or product key: dashed groups of upper-case letters and digits (``XXXXX-XXXXX-
+    XXXXX-XXXXX-XXXXX``, ``SC-XXXX-…``), four letters and four digits or more."""
+    if _LICENCE.fullmatch(value) is None or _UUID.fullmatch(value) is not None:
+        return False
+    letters = sum(1 for b in value if b in _UPPER)
+    digits = sum(1 for b in value if b in _DIGIT)
+    return letters >= 4 and digits >= 4
+
+
+def _taken(value: bytes) -> bool:
+    """A literal that may stand for a password: no reference, placeholder, path or switch."""
+    return random_word(value) or (
+        len(value) >= 4
+        and not value.startswith(_NOT_START)
+        and literal_value(value, quoted=True)
+        and secretish(value, quoted=True)
+    )
+
+
+# --- what a word's letters say ----------------------------------------------------------------------
+
+_OPTION: Final = re.compile(rb"(?:--?|/)([A-Za-z][A-Za-z0-9_\-]{0,40})(?:([=:])(.*))?", re.DOTALL)
+_PASSWORD_ENDS: Final = (b"pw", b"pwd", b"passwd", b"password", b"passphrase", b"pass")
+_NOT_THE_VALUE: Final = (b"file", b"command", b"cmd", b"env", b"fd", b"stdin", b"prompt", b"path")
+
+
+def _near_password(name: bytes) -> bool:
+    """``name`` is ``password`` with one letter dropped, doubled, swapped or changed (``pasword``,
+    ``passowrd``, ``passwrod``): a misspelled option still gives the password."""
+    target = b"password"
+    if name == target or not 7 <= len(name) <= 9 or name[:1] != b"p":
+        return False
+    if len(name) == len(target):
+        diff = [i for i in range(8) if name[i] != target[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and name[diff[0]] == target[diff[1]]
+            and name[diff[1]] == target[diff[0]]
+        )
+    short, long_ = (name, target) if len(name) < len(target) else (target, name)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def _password_option(name: bytes) -> bool:
+    """An option's name whose letters say password (``pw``, ``pwd``, ``pass``, ``rootpw``,
+    ``newpassword``, ``pasword``), not where one is (``password-file``, ``pass-command``)."""
+    lowered = name.lower().replace(b"_", b"-")
+    if lowered.endswith(_NOT_THE_VALUE) or lowered.startswith((b"no-", b"stdin", b"ask")):
+        return False
+    squeezed = lowered.replace(b"-", b"")
+    return (
+        squeezed in _PASSWORD_ENDS
+        or _near_password(squeezed)
+        or squeezed.endswith((b"pw", b"pwd", b"passwd", b"password", b"passphrase"))
+    )
+
+
+_USER_OPTIONS: Final = frozenset({b"u", b"user", b"username", b"login", b"auth"})
+_DIGESTS: Final = frozenset(
+    {b"sha1", b"sha224", b"sha256", b"sha384", b"sha512", b"md5", b"blake2b", b"blake3", b"h1"}
+)
+_KEY_OPTION: Final = re.compile(
+    rb"(?:[a-z0-9]+-)*(?:setup-?key|auth-?key|licen[cs]e|licen[cs]e-?key|enroll(?:ment)?-?(?:key|token)"
+    rb"|join-?token|activation(?:-?(?:key|code))?|product-?key|serial|pre-?auth-?key|ipk|inpkey)",
+    re.IGNORECASE,
+)
+"""An option naming a key or a licence given to a client (``--setup-key``, ``/ProductKey:``,
+``-serial``), whose value may be a UUID or a licence's groups."""
+_USERINFO: Final = re.compile(
+    rb"[A-Za-z0-9_.\-\\]{1,64}(?:/[A-Za-z0-9_.\-]{1,64})?:([^\s@/:]{6,128})@[A-Za-z0-9][A-Za-z0-9.\-]{0,253}"
+)
+
+
+def _joined(value: bytes, *, user: bool) -> int | None:
+    """Where the password starts in an option's value: after ``%`` for a user's option
+    (``user%X``), after the last ``:`` when that field is random (``user:X``,
+    ``alg:name:X``)."""
+    if user:
+        cut = value.find(b"%")
+        if 0 < cut < len(value) - 1:
+            return cut + 1
+    if b"://" in value or value.startswith((b"/", b"[")):
+        return None
+    fields = value.split(b":")
+    if not 2 <= len(fields) <= 3 or not fields[0] or fields[0].lower() in _DIGESTS:
+        return None
+    last = fields[-1]
+    if random_word(last) and re.fullmatch(rb"[A-Za-z0-9_.@\\/\-]{1,64}", fields[0]):
+        return len(value) - len(last)
+    return None
+
+
+# --- verbs ----------------------------------------------------------------------------------------
+
+VERB: Final = re.compile(
+    rb"(?:^|[-_./:])(?:[a-z0-9]*(?:passwd|login|crypt)[a-z0-9]*|logon|signin|auth(?!or)[a-z]*"
+    rb"|authori[sz]e|identify|unlock|unseal|password|passphrase|secure|tsig|oper|kinit"
+    rb"|credentials?|users?|adduser|useradd|ipk|inpkey|join)(?:$|[-_.:])",
+    re.IGNORECASE,
+)
+"""A word of a command that says it authenticates or sets a credential, in the program's name or
+a subcommand (``mega-login``, ``account authorize``, ``authenticate_user``, WeeChat's
+``/secure``, IRC's ``IDENTIFY`` and ``/oper``, ``import-tsig-key``, ``realm join``)."""
+_VERB_WORD: Final = re.compile(rb"[A-Za-z0-9_\-:]{2,64}")
+"""A verb is a word of letters, digits and dashes (``golang.org/x/crypto`` and a URL's
+``login.example.com`` name no verb)."""
+_VERB_REACH: Final = 4
+"""A verb counts among the first words of a command (its program, subcommands), and so does a
+random word among the words after it (``b2 account authorize ID X``); further on, the words are
+prose or data."""
+_OTP: Final = re.compile(rb"otp|oath|2fa|mfa|totp|hotp", re.IGNORECASE)
+
+
+def _words_of(word: Word) -> list[tuple[int, int]]:
+    """The space-separated words of a word's text, as ``(start, end)`` in it."""
+    return [m.span() for m in re.finditer(rb"[^ \t]+", word.text)]
+
+
+def _fed_values(fed: Sequence[Word], verb: bool) -> list[tuple[int, int]]:
+    """What a command reads from standard input (``fed``: an echoed word, a here-string): the
+    word itself when the command authenticates (``verb``) and it reads as random; in text of
+    several words, a credential word's next word (a debconf line's ``password X``)."""
+    out: list[tuple[int, int]] = []
+    for w in fed:
+        text = w.text.strip()
+        if verb and (random_word(text) or (len(text) >= 8 and _taken(text) and w.quoted)):
+            start = w.text.find(text)
+            out.append(w.span(start, start + len(text)))
+            continue
+        parts = _words_of(w)
+        for (a, b), (c, d) in zip(parts, parts[1:], strict=False):
+            name = w.text[a:b].rstrip(b":=").decode("latin-1")
+            value = w.text[c:d]
+            if name_is_credential(name.rsplit("/", 1)[-1]) and _taken(value):
+                out.append(w.span(c, d))
+    return out
+
+
+def any_values(
+    words: Sequence[Word], start: int, end: int, fed: Sequence[Word]
+) -> list[tuple[int, int]]:
+    """The passwords the command ``words[start:end]`` passes as its words say (module docstring),
+    whatever its client; ``fed``: what it reads from standard input."""
+    out: list[tuple[int, int]] = []
+    args: list[Word] = []
+    for n in range(start, end):
+        w = words[n]
+        if w.op:
+            if w.text in (b">", b"<") and args:
+                break  # a redirection (not a prompt's ``>``): its file, then words of no command
+            continue
+        if not w.text.startswith(b"[secret"):
+            args.append(w)
+    if not args:
+        return out
+    verbs: list[int] = []  # the positions of the verbs among the words that are no option
+    position = 0
+    otp = any(_OTP.search(w.text) is not None for w in args[:4])
+    after_option = False
+    for n, w in enumerate(args):
+        text = w.text
+        m = _OPTION.fullmatch(text) if text[:1] in b"-/" and not w.lead else None
+        if m is None and w.lead and text[:1] in b"-/" and b"=" in text:
+            m = _OPTION.fullmatch(text)  # '--pasword=X' quoted by an error message
+        if m is not None and n > 0:
+            name, glue, rest = m.group(1), m.group(2), m.group(3)
+            lowered = name.lower()
+            at = m.start(3) if glue else None
+            value_word = w if glue else (args[n + 1] if n + 1 < len(args) else None)
+            if value_word is not None and not glue and value_word.text.startswith((b"-", b"/")) and not value_word.lead:
+                value_word = None
+            vstart = at if glue else 0
+            value = rest if glue else (value_word.text if value_word is not None else b"")
+            if value_word is not None and value:
+                if _password_option(name) and _taken(value.removeprefix(b"pass:")):
+                    skip = 5 if value.startswith(b"pass:") else 0
+                    out.append(value_word.span(vstart + skip, vstart + len(value)))
+                elif (cut := _joined(value, user=lowered in _USER_OPTIONS)) is not None and _taken(
+                    value[cut:]
+                ):
+                    out.append(value_word.span(vstart + cut, vstart + len(value)))
+                elif _licence(value) or (otp or len(name) <= 2) and _base32_seed(value):
+                    out.append(value_word.span(vstart, vstart + len(value)))
+                elif _KEY_OPTION.fullmatch(lowered) is not None and (
+                    _UUID.fullmatch(value) is not None or random_word(value)
+                ):
+                    out.append(value_word.span(vstart, vstart + len(value)))
+            after_option = not glue
+            continue
+        if w.text == b"=":
+            position = 0  # ``connect_command = msg …``: the command is the assignment's value
+            continue
+        if after_option and not w.lead:
+            after_option = False
+            continue  # an option's value
+        bare = w.text.rsplit(b"/", 1)[-1] if n == 0 else w.text.lstrip(b"/:")  # a program's name
+        if position <= _VERB_REACH and _VERB_WORD.fullmatch(bare) and VERB.search(bare):
+            verbs.append(position)
+        if n > 0:
+            cut = _joined(text, user=False) if b":" in text else None
+            if cut is not None and verbs:
+                out.append(w.span(cut, len(text)))  # ``users name:CL:X``
+            elif _licence(text) or (otp and _base32_seed(text)):
+                out.append(w.span(0, len(text)))
+            elif any(0 < position - v <= _VERB_REACH for v in verbs) and random_word(text):
+                out.append(w.span(0, len(text)))
+            else:
+                u = _USERINFO.fullmatch(text)
+                if u is not None and random_word(u.group(1)):
+                    out.append(w.span(*u.span(1)))
+        position += 1
+        after_option = False
+    out += _fed_values(
+        fed, bool(verbs) or any(_password_option(w.text.lstrip(b"-")) for w in args[1:])
+    )
+    return out
+
+
+# --- the gate ---------------------------------------------------------------------------------------
+
+_IN_LINE: Final = rb"(?:[^\n\\|]|\\[^nr])*"
+"""Bytes up to the end of a line, raw or JSON-escaped (no ``\\n``), and of its command (no ``|``)."""
+
+ANY_GATES: Final = (
+    # an option named by its letters: -pw X, /pass X, --rootpw=X, --pasword=X
+    rb"(?:^|[\s'\"=])(?:--?|/)(?:[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)|pass|p[a-z]{0,2}s[a-z]{2,5}d)(?:[\s=:'\"]|$)",
+    # a user's option joined to its password: -U user%X
+    rb"(?:^|[\s'\"])(?:-u|--user|--username|/user:?)[ \t=]*['\"]?[^\s%'\"]{1,64}%[^\s'\"%]",
+    # an option's value whose last field may be random: -n user:X, -y alg:name:X; user:X@host
+    rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?(?:[^\s:'\"]+:){1,2}[^\s:'\"/]{8}",
+    rb"[\s'\"][a-z0-9_.\-\\]+(?:/[a-z0-9_.\-]+)?:[^\s@/:'\"]{6}[^\s@/:'\"]*@[a-z0-9]",
+    # a verb of authentication, then a word with a digit
+    rb"(?:login|logon|signin|auth|identify|unlock|unseal|passwd|secure|tsig|oper|kinit|credential|user|ipk|join|crypt)[a-z_\-]*['\"]?[ \t]+"
+    + _IN_LINE
+    + rb"[0-9]",
+    # key shapes among the arguments: a licence's groups, a base32 seed after an option or an OTP word
+    rb"[\s'\"=:](?:[a-z0-9]{2,8}-)?[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){3}",
+    rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?[a-z2-7]{16}",
+    rb"(?:otp|oath|2fa|mfa)[^\n]*[ \t]['\"]?[a-z2-7]{16}",
+    rb"-(?:[a-z]+-)*(?:key|token|licen[cs]e|serial)[ \t=]+['\"]?[0-9a-f]{8}-",
+    # standard input: a literal echoed or printed into a command, a here-string
+    rb"(?:echo|printf)[ \t]" + _IN_LINE + rb"\|",
+    rb"<<<",
+)
+"""What marks a line ``any_values`` may find something on (caseless, lower case): ``_argv`` adds
+these to its gate."""
+ANY_LITERALS: Final = (
+    rb"[ \t]-|/user|-u|user|@|login|logon|signin|auth|identify|unlock|unseal|secure|tsig|oper|kinit"
+    rb"|cred|ipk|join|crypt|otp|oath|2fa|mfa|licen|serial|echo|printf|<<<|[a-z0-9]{4}-[a-z0-9]{4}"
+)
+"""A short piece of each of ``ANY_GATES`` (lower case): without the gate, ``_structure`` tries the
+lines holding one."""
