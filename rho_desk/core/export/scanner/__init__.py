@@ -22,7 +22,9 @@ joined by ``0xFF``) in this order:
    hits back, ``_reader`` reads it as its syntax says:
    block scalars, heredocs, tables, a name in a field of its own, ``NAME value`` lines; and
    command lines split as a shell splits them (``_argv``), read by their client's options and
-   positions in ``_clients``' table, with a value piped into ``--password-stdin``; directive
+   positions in ``_clients``' table, with a value piped into ``--password-stdin``, and every
+   command, in the table or not, by what its words say (``_args``: an option's letters, a verb
+   of authentication, a user joined to its password, a key's shape); directive
    lines' words and calls' positional arguments in ``_words``: ``password 0 X``, ``PASS X``,
    ``NetworkCredential(user, X)``; tables split by ``_tables``); **prose** (``_prose``): a
    credential noun said in words, in English or another language, a few words, a verb or a sign,

@@ -31,26 +31,38 @@ not); hex, UUIDs and dotted lower-case names are not random here (ids, digests, 
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from ._names import name_is_credential
 from ._values import literal_value, secretish
 
-if TYPE_CHECKING:
-    from ._argv import Word
 
-__all__ = ["ANY_GATES", "ANY_LITERALS", "any_values", "random_word"]
+class Word(Protocol):
+    """A word of a command line as ``_argv.split`` gives it."""
+
+    text: bytes
+    op: bool
+    quoted: bool
+    lead: bool
+
+    def span(self, i: int, j: int) -> tuple[int, int]: ...
+
+
+__all__ = ["ANY_GATES", "ANY_LITERALS", "Word", "any_values", "random_word"]
 
 # --- what a word's shape says ---------------------------------------------------------------------
 
 _HEX: Final = re.compile(rb"[0-9a-fA-F]+|[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _UUID: Final = re.compile(rb"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 _NAME_LIKE: Final = re.compile(rb"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
-_DIGEST_LABEL: Final = re.compile(rb"(?:h1|sha[0-9]{1,3}|sha3-[0-9]{3}|md5|blake[0-9a-z]{0,3})[:\-]", re.I)
+_DIGEST_LABEL: Final = re.compile(
+    rb"(?:h1|sha[0-9]{1,3}|sha3-[0-9]{3}|md5|blake[0-9a-z]{0,3})[:\-]", re.I
+)
 _LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGIT: Final = frozenset(b"0123456789")
@@ -89,7 +101,7 @@ def random_word(value: bytes) -> bool:
         not {0, 1} <= kinds and not value.translate(None, _NAME_SYMBOLS).translate(None, _ALNUM)
     ):
         return False  # one case of letters, digits and only a name's symbols: a host, a file
-    changes = sum(1 for a, b in zip(classes, classes[1:], strict=False) if a != b)
+    changes = sum(1 for a, b in itertools.pairwise(classes) if a != b)
     if changes * 3 < n - 1:
         return False
     entropy = -sum(c / n * math.log2(c / n) for c in Counter(value).values())
@@ -242,12 +254,43 @@ def _fed_values(fed: Sequence[Word], verb: bool) -> list[tuple[int, int]]:
             out.append(w.span(start, start + len(text)))
             continue
         parts = _words_of(w)
-        for (a, b), (c, d) in zip(parts, parts[1:], strict=False):
+        for (a, b), (c, d) in itertools.pairwise(parts):
             name = w.text[a:b].rstrip(b":=").decode("latin-1")
             value = w.text[c:d]
             if name_is_credential(name.rsplit("/", 1)[-1]) and _taken(value):
                 out.append(w.span(c, d))
     return out
+
+
+def _option_value(name: bytes, value: bytes, *, otp: bool) -> int | None:
+    """Where the password starts in the value of the option ``name``, if it gives one."""
+    lowered = name.lower()
+    if _password_option(name) and _taken(value.removeprefix(b"pass:")):
+        return 5 if value.startswith(b"pass:") else 0
+    cut = _joined(value, user=lowered in _USER_OPTIONS)
+    if cut is not None and _taken(value[cut:]):
+        return cut
+    if _licence(value) or ((otp or len(name) <= 2) and _base32_seed(value)):
+        return 0
+    if _KEY_OPTION.fullmatch(lowered) is not None and (
+        _UUID.fullmatch(value) is not None or random_word(value)
+    ):
+        return 0
+    return None
+
+
+def _positional_value(text: bytes, *, near: bool, verbs: bool, otp: bool) -> tuple[int, int] | None:
+    """The span of the password in an argument that is no option's value: a record's last field
+    after a verb (``users name:CL:X``), a key's shape, a random word near a verb, ``u:X@host``."""
+    cut = _joined(text, user=False) if verbs and b":" in text else None
+    if cut is not None:
+        return cut, len(text)
+    if _licence(text) or (otp and _base32_seed(text)) or (near and random_word(text)):
+        return 0, len(text)
+    u = _USERINFO.fullmatch(text)
+    if u is not None and random_word(u.group(1)):
+        return u.span(1)
+    return None
 
 
 def any_values(
@@ -278,27 +321,19 @@ def any_values(
             m = _OPTION.fullmatch(text)  # '--pasword=X' quoted by an error message
         if m is not None and n > 0:
             name, glue, rest = m.group(1), m.group(2), m.group(3)
-            lowered = name.lower()
-            at = m.start(3) if glue else None
             value_word = w if glue else (args[n + 1] if n + 1 < len(args) else None)
-            if value_word is not None and not glue and value_word.text.startswith((b"-", b"/")) and not value_word.lead:
+            if (
+                value_word is not None
+                and not glue
+                and value_word.text.startswith((b"-", b"/"))
+                and not value_word.lead
+            ):
                 value_word = None
-            vstart = at if glue else 0
+            vstart = m.start(3) if glue else 0
             value = rest if glue else (value_word.text if value_word is not None else b"")
-            if value_word is not None and value:
-                if _password_option(name) and _taken(value.removeprefix(b"pass:")):
-                    skip = 5 if value.startswith(b"pass:") else 0
-                    out.append(value_word.span(vstart + skip, vstart + len(value)))
-                elif (cut := _joined(value, user=lowered in _USER_OPTIONS)) is not None and _taken(
-                    value[cut:]
-                ):
-                    out.append(value_word.span(vstart + cut, vstart + len(value)))
-                elif _licence(value) or (otp or len(name) <= 2) and _base32_seed(value):
-                    out.append(value_word.span(vstart, vstart + len(value)))
-                elif _KEY_OPTION.fullmatch(lowered) is not None and (
-                    _UUID.fullmatch(value) is not None or random_word(value)
-                ):
-                    out.append(value_word.span(vstart, vstart + len(value)))
+            cut = _option_value(name, value, otp=otp) if value_word is not None and value else None
+            if value_word is not None and cut is not None:
+                out.append(value_word.span(vstart + cut, vstart + len(value)))
             after_option = not glue
             continue
         if w.text == b"=":
@@ -311,17 +346,10 @@ def any_values(
         if position <= _VERB_REACH and _VERB_WORD.fullmatch(bare) and VERB.search(bare):
             verbs.append(position)
         if n > 0:
-            cut = _joined(text, user=False) if b":" in text else None
-            if cut is not None and verbs:
-                out.append(w.span(cut, len(text)))  # ``users name:CL:X``
-            elif _licence(text) or (otp and _base32_seed(text)):
-                out.append(w.span(0, len(text)))
-            elif any(0 < position - v <= _VERB_REACH for v in verbs) and random_word(text):
-                out.append(w.span(0, len(text)))
-            else:
-                u = _USERINFO.fullmatch(text)
-                if u is not None and random_word(u.group(1)):
-                    out.append(w.span(*u.span(1)))
+            near = any(0 < position - v <= _VERB_REACH for v in verbs)
+            found = _positional_value(text, near=near, verbs=bool(verbs), otp=otp)
+            if found is not None:
+                out.append(w.span(*found))
         position += 1
         after_option = False
     out += _fed_values(

@@ -28,6 +28,11 @@ read by its client's entry, which is data (``_clients``):
   they give, the value of the option before it (``wg set wg0 private-key <(echo X)``), for any
   command when the option names a credential or its file (``--password-file <(echo X)``).
 
+Every command, whether its client is in the table or not, is also read by what its words say
+(``_args.any_values``: an option whose letters name a password, a user joined to its password, a
+verb of authentication and the random words after it, a key's shape, a literal fed to a command
+that authenticates), and a glued ``-pX`` beside ``-u`` of a command not in the table.
+
 A value is taken unless it is a reference (``$X``, ``%X%``), a placeholder, a path, a URL or
 already redacted (``literal_value``). Where the client's name is not where a command starts
 (after ``sudo``, ``env``, ``NAME=value``, a prompt or a backtick), the line may be prose ("use
@@ -654,7 +659,9 @@ def _commands(
         seg = words[seg_start:seg_end]
         if seg:
             fed = [
-                Word(t[a:b], list(range(a, b)), quoted=kind == "here" or t[a - 1 : a] in (b"'", b'"'))
+                Word(
+                    t[a:b], list(range(a, b)), quoted=kind == "here" or t[a - 1 : a] in (b"'", b'"')
+                )
                 for a, b, kind in _stdin_value(words, seg_start, seg_end, t, None)
             ]
             out += any_values(words, seg_start, seg_end, fed)
@@ -739,9 +746,9 @@ def _paired_values(words: list[Word], k: int, seg_end: int) -> list[tuple[int, i
             password_flags.add(_PAIRED[flag])
     out: list[tuple[int, int]] = []
     for w in args:
-        if w.text[:2] in password_flags and len(w.text) > 2 and not w.quoted:
-            if random_word(w.text[2:]):  # glued: ``dump-db -u backup -pX``
-                out.append(w.span(2, len(w.text)))
+        glued = w.text[:2] in password_flags and len(w.text) > 2 and not w.quoted
+        if glued and random_word(w.text[2:]):  # ``dump-db -u backup -pX``
+            out.append(w.span(2, len(w.text)))
     for n, w in enumerate(args[:-1]):
         if w.text in password_flags and not w.quoted:
             value = args[n + 1]
