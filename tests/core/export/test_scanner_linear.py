@@ -128,7 +128,26 @@ def dense_lists(size: int) -> bytes:
     return (unit * (size // len(unit) + 1))[:size]
 
 
+def material_heads(size: int) -> bytes:
+    """What the key-material passes read around (``_material``) one after another, with no end:
+    armor lines naming a seed before lines of base64, headings naming recovery codes before code
+    lines, google-authenticator option lines, hex after a cipher's name, byte lists under a key's
+    name. Each reads a bounded number of lines after its head, so none reads the text again."""
+    unit = (
+        b"-----BEGIN USER NKEY SEED-----\n"
+        + b"SUACSSL3UAHUDXKFSNVUZRF5UHPMWZ6BFDTJ7M6USDXIEDNPPQYYYCU3VY\n" * 3
+        + b"Your recovery codes:\n"
+        + b"a1b2c-3d4e5\n" * 3
+        + b'" RATE_LIMIT 3 30\n" TOTP_AUTH\n12345678\n'
+        + b"enc cbc(aes) 0x4d8e1f7a2c9b3e6d5a0f8c1b7e4d2a93\n"
+        + b"MK dump: 4e 9a 17 c3 58 2b e0 d4 71 8f 36 a9\n"
+        + b"network_key = [171, 204, 19, 77, 201, 3, 92, 186, 44, 5]\n"
+    )
+    return (unit * (size // len(unit) + 1))[:size]
+
+
 INPUTS: dict[str, Callable[[int], bytes]] = {
+    "material-heads": material_heads,
     "pem-headers": pem_headers,
     "pem-blocks": pem_blocks,
     "key-prefixes": key_prefixes,

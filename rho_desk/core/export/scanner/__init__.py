@@ -31,7 +31,10 @@ joined by ``0xFF``) in this order:
    then the value ("the passphrase … is '…'", ``Passwort … lautet X``, ``密码是 X``, recovery
    codes listed under their label; a tool's ``New value: X`` under a line naming a credential);
    **transcripts** (``_transcripts``): a shell's or a REPL's prompt line naming a credential and
-   the value printed on the line after it, Redis' numbered replies; then
+   the value printed on the line after it, Redis' numbered replies; **key material**
+   (``_material``): lines of key material or codes that what stands around them names (an
+   armored block's label, a heading naming recovery codes, a cipher, a key's name before a
+   list of byte values, a google-authenticator file's option lines); then
    random-looking values where a credential stands (``_entropy``) and an AWS secret key next to
    its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 63
+RULESET_VERSION: Final = 64
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -226,7 +226,15 @@ name word beginning with ``csrf`` or ``xsrf`` (``csrftoken``) is an anti-forgery
 62: a file named as a keyfile (``mongodb-keyfile``, ``keyfile.txt``, ``*.keyfile``) is a
 credential's file for the printers: what ``cat`` prints of it is found literally; a literal that
 ``echo`` or ``printf`` writes into a credential's file (``> .vault_pass``, ``| tee …/api.token``)
-is found literally too."""
+is found literally too.
+64: key material and one-time codes on lines of their own (``key-material``): an armored block
+naming a seed, a secret, a licence or a key that is not public, a google-authenticator file,
+codes under a heading naming recovery or backup codes, a hex key beside its cipher or a Kerberos
+realm, spaced hex bytes after a key's label, a key as a list of byte values under a key's name;
+printers: a subcommand that generates or exports a key, ``base64`` of a file, files named as key
+material (``keyfile``, ``.erlang.cookie``, ``.google_authenticator``, ``*-recovery-codes.txt``)
+and their lines of material past the listing limit, the generated fields of a credential or
+account file's records (``user:X:10``, ``url user X``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -369,6 +377,9 @@ RULES: Final[dict[str, str]] = {
     "known-credential": "a credential rho-desk holds in keyring",
     "printed-secret": "what a command that prints a secret printed (op read, gcloud secrets versions access, terraform "
     "output -raw, wg genkey, cat of a credential-named file), wherever it appears",
+    "key-material": "key material or one-time codes on lines of their own: an armored block naming a seed, secret, "
+    "licence or key that is not public, a google-authenticator file, codes under a heading naming recovery or backup "
+    "codes, a hex key beside its cipher, a key as a list of byte values under a key's name",
 }
 
 
@@ -449,6 +460,7 @@ _ALWAYS_KEPT: Final = frozenset(
         "kubernetes-secret",
         "rho-audit-canary",
         "age-secret-key",
+        "key-material",
     }
 )
 PLACEHOLDER_RUN: Final = 6

@@ -8,7 +8,13 @@ command (or the path a file tool reads) and its output: when the command is one 
 file or a variable whose name names a credential (``READERS``; ``…/secrets/…``, ``*.key``,
 ``auth.txt``, ``printenv GITHUB_TOKEN``), each line of its output that is one word (no space, no
 ``NAME=`` head, at least ``VALUE_MIN`` characters) is a secret, and an output of one line is,
-spaces and all (a passphrase). The export finds those values
+spaces and all (a passphrase). A command that generates or exports a key (a subcommand
+``keygen``, ``genkey``, ``paperkey``, or ``key export``, ``apikeys create``) is a printer too;
+a file that holds key material or one-time codes by its name (``…/keyfile``, ``.erlang.cookie``,
+``.google_authenticator``, ``github-recovery-codes.txt``, ``*.keyx``) is read as a credential's,
+and so is its base64 (``base64 munge.key``). A credential file's line that is a record
+(``user:X:10``, ``host:login:X``, ``url user X``) gives its fields after the first that read as
+generated (letters and digits, or a symbol: ``_record_field``). The export finds those values
 literally wherever they are (``SecretScanner``'s ``printed`` secrets, rule ``printed-secret``).
 The same holds for what a command writes into a credential's file (``written_values``: ``echo 'X'
 > .vault_pass``, ``printf '%s' X | tee …/api.token``): the literal is the secret.
@@ -18,8 +24,10 @@ An output of more than ``LINES_MAX`` lines is a listing, not a secret, and is le
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
+from collections.abc import Callable
 from typing import Final
 
 from ._names import name_is_credential, name_words
@@ -93,24 +101,23 @@ READERS: Final = frozenset(
         "echo",
         "xxd",
         "strings",
+        "base64",
+        "base32",
     }
 )
 """Programs that print a file (or a variable, ``printenv NAME``, ``echo $NAME``) as it is."""
 _KEY_EXTENSIONS: Final = frozenset(
-    {
-        "key",
-        "token",
-        "secret",
-        "secrets",
-        "pass",
-        "passwd",
-        "password",
-        "psk",
-        "pwd",
-        "jwt",
-        "keyfile",
-    }
+    {"key", "token", "secret", "secrets", "pass", "passwd", "password", "psk", "pwd", "jwt"}
+    | {"keyx", "keyfile", "cookie", "seed"}
 )
+_MATERIAL_WORDS: Final = frozenset(
+    {"keyfile", "keyfiles", "authenticator", "cookie", "cookies", "seed", "mnemonic", "passfile"}
+)
+"""Words of a file's name that say it holds key material or codes (``mongo-keyfile``,
+``.google_authenticator``, ``.erlang.cookie``)."""
+_CODES_OF: Final = frozenset({"recovery", "backup", "scratch", "emergency"})
+"""... and the words before ``codes`` that say so (``github-recovery-codes.txt``)."""
+_NAME_WORDS: Final = re.compile(r"[A-Za-z0-9]+")
 _SECRET_DIRS: Final = frozenset({"secrets", ".secrets", "secret", "private"})
 _FILE_TOOLS: Final = ("path", "file_path", "filepath", "file", "filename")
 LINES_MAX: Final = 8
@@ -148,7 +155,33 @@ def _follows(words: list[str], sub: tuple[str, ...]) -> bool:
     return k == len(sub)
 
 
+_KEYGEN: Final = frozenset({"keygen", "genkey", "gen-key", "generate-key", "paperkey"})
+"""Subcommands that print a new key (``consul keygen``, ``keybase paperkey``): not a program's
+name (``ssh-keygen -y`` prints a public key)."""
+_KEY_NOUNS: Final = re.compile(r"(?:[a-z]*keys?|tokens?)")
+_KEY_VERBS: Final = frozenset({"create", "generate", "new", "export"})
+"""``borg key export``, ``headscale apikeys create``, ``… token new``: a key's noun, then one of
+these (``restic key list``, ``key add`` print or take no key)."""
+
+
+def _key_subcommand(words: list[str]) -> bool:
+    """A subcommand of ``words`` (after the program) that prints a new or exported key."""
+    while words and words[0].rsplit("/", 1)[-1] in ("sudo", "doas", "env"):
+        words = words[1:]
+    if not words or words[0].rsplit("/", 1)[-1].lower() in _SEARCHERS:
+        return False
+    operands = [w.lower() for w in words[1:4] if not w.startswith("-")]
+    if any(w in _KEYGEN for w in operands):
+        return True
+    return any(
+        _KEY_NOUNS.fullmatch(a) is not None and b in _KEY_VERBS
+        for a, b in itertools.pairwise(operands)
+    )
+
+
 def _printer(words: list[str]) -> bool:
+    if _key_subcommand(words):
+        return True
     for start, word in enumerate(words):
         program = word.rsplit("/", 1)[-1] if word != "bin/rails" else word
         for name, sub, needs in PRINTERS:
@@ -177,6 +210,9 @@ def names_credential(path: str) -> bool:
         stem, ext = base.lstrip("."), ""
     if ext.lower() in _KEY_EXTENSIONS:
         return True
+    words = {w.lower() for w in _NAME_WORDS.findall(stem)}
+    if words & _MATERIAL_WORDS or ("codes" in words and words & _CODES_OF):
+        return True
     return bool(stem) and (
         name_is_credential(stem)
         or stem.lower() in ("auth", "credentials", "passphrase")
@@ -184,7 +220,54 @@ def names_credential(path: str) -> bool:
     )
 
 
-def _reader(words: list[str]) -> bool:
+_ACCOUNT_FILES: Final = frozenset(
+    {"users", "userlist", "userdb", "passdb", "htpasswd", "htdigest", "accounts", "vusers"}
+)
+"""Names of files of accounts (dovecot's ``users``, ``.htpasswd``): their records' generated
+fields are passwords (``_record_fields``), their other lines names."""
+
+
+def names_accounts(path: str) -> bool:
+    """A path whose name says it lists accounts (``_ACCOUNT_FILES``)."""
+    base = path.strip().strip("'\"").rstrip("/").rsplit("/", 1)[-1].lstrip(".")
+    return base.rpartition(".")[0 if "." in base else 2].lower() in _ACCOUNT_FILES
+
+
+_MATERIAL_HINT: Final = re.compile(
+    r"key|cookie|seed|authenticator|mnemonic|recovery|backup", re.IGNORECASE
+)
+_MATERIAL_LINE: Final = re.compile(
+    r"[A-Za-z0-9+/=_\-]{16,}|[0-9A-Fa-f]{2,8}(?:[ \t]+[0-9A-Fa-f]{2,8}){3,}"
+)
+MATERIAL_LINES_MAX: Final = 256
+"""Most lines of a key file read (a 16384-bit key in base64 wraps to about 40)."""
+
+
+def names_material(path: str) -> bool:
+    """A path whose name says it holds key material (``*.key``, ``…/keyfile``, ``*.keyx``,
+    ``.erlang.cookie``): printed over many lines, its lines of material are still its."""
+    base = path.strip().strip("'\"").rsplit("/", 1)[-1].lstrip(".")
+    stem, dot, ext = base.rpartition(".")
+    if not dot:
+        stem, ext = base, ""
+    words = {w.lower() for w in _NAME_WORDS.findall(stem)}
+    return ext.lower() in ("key", "keyx", "keyfile", "cookie", "seed") or bool(
+        words & _MATERIAL_WORDS
+    )
+
+
+def _material_lines(output: str) -> list[str]:
+    """The lines of key material of a key file's output (base64, hex, hex groups), each whole."""
+    out = []
+    for line in output.splitlines()[:MATERIAL_LINES_MAX]:
+        row = _ROW.match(line)
+        text = (line[row.end() :] if row is not None else line).strip()
+        if _MATERIAL_LINE.fullmatch(text) is not None:
+            out.append(text)
+    return out
+
+
+def _reader(words: list[str], names: Callable[[str], bool] = names_credential) -> bool:
     for start, word in enumerate(words):
         if word.rsplit("/", 1)[-1].lower() not in READERS:
             continue
@@ -201,7 +284,7 @@ def _reader(words: list[str]) -> bool:
             if program == "echo" and not w.startswith("$"):
                 continue
             operands.append(w)
-        return any(names_credential(w) for w in operands)
+        return any(names(w) for w in operands)
     return False
 
 
@@ -277,15 +360,23 @@ def prints_secret(command: str) -> bool:
 
 def printed_values(command: str, output: str) -> list[str]:
     """The values ``output`` holds when ``command`` prints a secret (see the module's text)."""
-    if not command or not output or _listing(output):
+    if not command or not output:
+        return []
+    if _listing(output):
+        if _MATERIAL_HINT.search(command) is not None and any(
+            _reader(words, names_material) for words in _words(command)
+        ):
+            return _material_lines(output)
         return []
     if prints_secret(command):
         if any(_selects_about(words) for words in _words(command)):
             return []  # -o jsonpath='{.metadata.name}', -field=username: about the secret
-        return output_values(output)
+        return output_values(output, records=True)
     if any(_selects(words) for words in _words(command)):
         # named by the command only: the lines of the output that read as a credential
         return [value for value in output_values(output) if _random_word(value)]
+    if any(_reader(words, names_accounts) for words in _words(command)):
+        return [f for line in output.splitlines() for f in _record_fields(line.strip())]
     return []
 
 
@@ -308,10 +399,13 @@ def read_values(path: str, output: str) -> list[str]:
     """The values a file tool's ``output`` holds when ``path`` names a credential."""
     if not path or not output or not names_credential(path):
         return []
-    return output_values(output)
+    return output_values(output, records=True)
 
 
-def output_values(output: str) -> list[str]:
+def output_values(output: str, *, records: bool = False) -> list[str]:
+    """The values of a printer's ``output``: its lines that are one word, and with ``records``
+    (what a printer or a credential file printed, not a listing a command merely names) the
+    generated fields of its record lines."""
     lines = [line for line in output.splitlines() if line.strip()]
     if len(lines) > LINES_MAX:
         return []
@@ -320,9 +414,15 @@ def output_values(output: str) -> list[str]:
         row = _ROW.match(line)
         text = (line[row.end() :] if row is not None else line).strip()
         spaced = any(c.isspace() for c in text) and (len(lines) > 1 or len(text) > 200)
-        if len(text) < VALUE_MIN or spaced or text.startswith("-----"):
+        if text.startswith("-----"):
             continue
-        if _PAIR_HEAD.match(text) is not None or text.startswith(("(", "[", "{")):
+        if _HEX_GROUPS.fullmatch(text) is not None:
+            out.append(text)  # a key in hex groups (a key file's, a paper key's line)
+            continue
+        if spaced or _PAIR_HEAD.match(text) is not None:
+            out += _record_fields(text) if records else []
+            continue
+        if len(text) < VALUE_MIN or text.startswith(("(", "[", "{")):
             continue
         out.append(text)
     return out
@@ -369,6 +469,40 @@ def written_values(command: str) -> list[str]:
             and literal_value(literals[0].encode(), quoted=True)
         ):
             out.append(literals[0])
+    return out
+
+
+_HEX_GROUPS: Final = re.compile(
+    r"[0-9A-Fa-f]{4,8}(?:[ \t]+[0-9A-Fa-f]{4,8}){2,}(?:[ \t]+-[ \t]+[0-9A-Fa-f]{2})?"
+)
+"""A line of hex groups (``6A2E8F01 9C4D7B3E …``), a checksum after a dash (``… - 44``)."""
+_ADDRESS: Final = re.compile(r"[^@\s]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+")
+_FIELDS: Final = re.compile(r"[^\s:\"']+")
+_SCHEME: Final = re.compile(r"\{[A-Z0-9-]{2,16}\}")
+"""A password scheme before the password (dovecot's ``{PLAIN}``)."""
+_LETTER: Final = re.compile(r"[A-Za-z]")
+_DIGIT_OR_SYMBOL: Final = re.compile(r"[0-9!#$%&*+?@^~]")
+
+
+def _record_fields(text: str) -> list[str]:
+    """The fields of a credential file's record (``user:X:10``, ``host:login:X``, ``url user X``,
+    ``"user" * "X" *``) after its first (the user, host or identity it is for) that read as
+    generated: ``VALUE_MIN`` characters or more, letters and a digit or symbol, no path, address
+    or host (``/bin/bash``, ``me@host``, ``smtp.example.org``)."""
+    if "=" in text:
+        return []  # ``NAME=VALUE`` lines are the name rules'
+    out = []
+    for field in _FIELDS.findall(text)[1:]:
+        field = _SCHEME.sub("", field, count=1)
+        if (
+            len(field) >= VALUE_MIN
+            and _ADDRESS.fullmatch(field) is None
+            and _LETTER.search(field) is not None
+            and _DIGIT_OR_SYMBOL.search(field) is not None
+            and not field.replace(".", "").replace("-", "").isalpha()
+            and _random_word(field)
+        ):
+            out.append(field)
     return out
 
 

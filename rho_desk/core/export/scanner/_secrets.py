@@ -128,6 +128,7 @@ from ._lists import (
     byte_lists,
     list_chunks,
 )
+from ._material import material_passes
 from ._named import named_passes
 from ._names import named_from
 from ._prefilter import (
@@ -962,6 +963,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *prose_passes(),
         *named_passes(),
         *transcript_passes(),
+        *material_passes(),
     )
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
