@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rho_desk.core.export import SecretScanner
+from rho_desk.core.export.scanner._grammar import _SUBSCRIPT, KEYWORDS, SUBSCRIPT_WINDOW
 from rho_desk.core.export.scanner._prefilter import HYPERSCAN, Gate, Rule
 from rho_desk.core.export.scanner._rules import _top_level_alternatives
 from rho_desk.core.export.scanner._secrets import _passes
@@ -309,11 +310,19 @@ def test_each_window_covers_the_longest_match_of_its_gate() -> None:
     """A window pass's gate reports a match's end; the pass's start must lie within its window
     (``NAMED_WINDOW`` and the others)."""
     windowed = [rule for rule in _passes()[1] if rule.window]
-    assert len(windowed) == 11
+    assert len(windowed) == 12
     for rule in windowed:
         assert rule.gate is not None and rule.gate[1:] == (0, 0)
         _, longest = re._parser.parse(rule.gate[0].decode("latin-1")).getwidth()  # type: ignore[attr-defined]
         assert longest <= rule.window, rule.gate[0]
+
+
+def test_the_subscript_window_covers_its_name() -> None:
+    """The subscript pass's gate finds the ``]`` and the operator only: its window must reach back
+    from the operator's end to the keyword that starts the pattern (the pattern's last
+    ``[ \t]{0,4}`` is after the gate's end)."""
+    _, longest = re._parser.parse((KEYWORDS + _SUBSCRIPT).decode("latin-1")).getwidth()  # type: ignore[attr-defined]
+    assert longest - 4 <= SUBSCRIPT_WINDOW
 
 
 def test_the_gate_reports_nothing_on_a_list_of_names(

@@ -80,7 +80,13 @@ against them). The same checks run over every batch; what differs is data (``BAT
   ``token_invalid``, a cargo alias), ciphertext in an envelope made for git (7 and 4: ejson,
   Jasypt, a KMS blob, ``!vault``); 4 further forms and 3 look-alikes for a literal written by
   ``echo`` or ``printf`` into a credential-named file (``> ~/.config/rclone/.password``, ``|
-  sudo tee /etc/app/api.token``).
+  sudo tee /etc/app/api.token``); further forms (6 and 4
+  look-alikes) for a credential name as the last subscript of a chain, assigned
+  (``$cfg['Servers'][$i]['password'] =``, ``smtp_settings[:password] =``); further forms (6 and
+  4 look-alikes) for a name/value pair split across sibling fields (``label``/``value``, SSM's
+  ``Name: /prod/…/password``, ``"value": ["X"]``, ``"NAME": {"value": X}`` on one line); further
+  forms (6 and 4 look-alikes) for a key/value table whose columns are named otherwise
+  (``variable_name | variable_value``, ``option_name``, ``var``, ``path | value``).
 - batch 8: 317 forms and 42 look-alikes, blind on ``7008c0f`` (77 leaked, 53 with ``findings:
   0``; 5 look-alikes damaged): home automation (Home Assistant, ESPHome, zigbee2mqtt, Node-RED,
   Tasmota, openHAB, Frigate), media servers (Plex, Sonarr/Radarr, Jellyfin, SABnzbd, Deluge),
@@ -226,10 +232,7 @@ _LIMITS_7: dict[str, str] = {
     "pay-africastalking": f'{_POSITION}: `africastalking.initialize(user, "atsk_<64 hex>")`',
     "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
     "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
-    "fw-spring-env-unsanitized": f'{_SIBLING}: Spring actuator `"app.mail.pwd": {{"value": X}}`',
     "fw-hibernate-bind": f"{_SIBLING}: Hibernate's `binding parameter [2] … - [X]` after `insert … (email, password)`",
-    "repl-mysql-settings-rows": f"{_TABLE}: mysql key/value rows, `| smtp_password | X |`",
-    "iac-chef-attributes": f"{_NAME}: Chef `default['acme']['db']['password'] = 'X'`",
     "orm-rails-erb-default": f'{_NAME}: ERB `ENV.fetch("DATABASE_PASSWORD") {{ "X" }}`',
     "iac-cdk-unsafe-plaintext": f'{_NAME}: `masterUserPassword: SecretValue.unsafePlainText("X")`',
     "app-android-strings-attr": f'{_NAME}: `<string name="mqtt_pass" translatable="false">X`',
@@ -270,7 +273,6 @@ _LIMITS_8: dict[str, str] = {
     "mq-kafka-console-props": f"{_NAME}: a Confluent API key as the JAAS `username=` (a key id, which the batch counted)",
     "oauth-device-code-response": f'{_NAME}: `"device_code":` in a device authorization response',
     "oauth-pkce-debug-log": f"{_NAME}: oauthlib's `Generated code_verifier: X`",
-    "hook-gh-api-create-hook": f"{_NAME}: a name in brackets, `gh api -f 'config[secret]=X'`",
     "hook-linear-env-prose": f"{_PROSE_8}: `set NAME in Vercel to X`, the `lin_wh_` prefix not in the catalogue",
     "lic-sidekiq-pro-bundle": f"{_NAME}: the user half of `BUNDLE_GEMS__CONTRIBSYS__COM=user:X` (an account id, which the batch counted)",
     "totp-pyotp": f'{_POSITION}: `pyotp.TOTP("<base32 seed>")`',
@@ -332,7 +334,6 @@ _UNFLAGGED_8 = {
     "ds-airflow-cfg-fernet",
     "mq-kafka-console-props",
     "oauth-device-code-response",
-    "hook-gh-api-create-hook",
     "lic-sidekiq-pro-bundle",
     "totp-pyotp",
     "vpn-wg-show-dump",

@@ -117,6 +117,19 @@ _ASSIGN: Final = (
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
 KEYWORDS: Final = rb"(?:pass|pw|secret|token|cred|auth|cookie|key|psk|" + _FOREIGN + rb")"
+_SUBSCRIPT: Final = (
+    rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}[\"']?\]"
+    + _PAD
+    + rb"(?:\|\|=?|[?.+]?=(?!=))[ \t]{0,4})"
+)
+"""``_ASSIGN`` for a name that ends a subscript (``default['db']['password'] = ``,
+``os.environ["TOKEN"] = ``, ``smtp[:password] ||= ``; not ``==``, nor a Markdown link's
+``[token]: ``): a pass of its own, whose gate looks for the ``]`` and the operator after it (in
+the name pass's gate it cost the benchmark's key prefixes a tenth of their scan)."""
+SUBSCRIPT_GATE: Final = rb"\]" + _PAD + rb"(?:\|\||[?.+]?=)"
+SUBSCRIPT_WINDOW: Final = 64
+"""The longest match of ``_SUBSCRIPT`` from its keyword to the gate's end (a keyword of 11 bytes,
+32 more of the name, 7 backslashes, a quote, the ``]``, a pad of 8 and an operator of 3: 63)."""
 ASSIGN_PREFILTER: Final = (
     rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?"
     + _TYPE
@@ -598,6 +611,14 @@ def grammar_passes() -> list[Pass]:
             # a keyword in any name, then a bounded name and value: about 15 times another rule's
             # cost in hyperscan on text dense with names (the benchmark's key prefixes)
             weight=15,
+        ),
+        Pass(
+            re.compile(rb"(?>" + KEYWORDS + _SUBSCRIPT + rb")" + _NOT_A_NAMED_VALUE, re.IGNORECASE),
+            _named,
+            anchor=prefilter(KEYWORDS + rb"[a-z0-9_.\-]{0,32}\\{0,7}[\"']?\]"),
+            skip=(b"authorization", b"cookie:", b'cookie":'),
+            gate=(SUBSCRIPT_GATE, 0, 0),
+            window=SUBSCRIPT_WINDOW,
         ),
         Pass(
             re.compile(rb"pass(?:word|wd|phrase)?(?P<ws>[ \t]+)(?=[^\s])", re.IGNORECASE),

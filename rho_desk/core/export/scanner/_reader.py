@@ -116,7 +116,19 @@ VALUE_FIELDS: Final = frozenset(_VALUE_FIELD_NAMES.split())
 """Fields that hold the value a credential name above or beside them names (``value:`` under
 ``db_password:``, ``ParameterValue`` beside ``ParameterKey``)."""
 NAME_FIELDS: Final = frozenset(
-    {"name", "key", "parameterkey", "variable", "envvar", "env_var", "param", "field", "id"}
+    {
+        "name",
+        "key",
+        "parameterkey",
+        "variable",
+        "envvar",
+        "env_var",
+        "param",
+        "field",
+        "id",
+        "label",
+        "type",
+    }
 )
 _LINES_MAX: Final = 400
 """Most lines one value (a block, a heredoc, a table) is read over."""
@@ -467,6 +479,20 @@ class _Reader:
             k += 1
             if k < len(self.lines):
                 start = self.lines[k].start
+        if forced and t[pos] == 0x5B and not any(b"{" in t[s:e] for _, s, e in region):
+            # a list of strings as the value itself (Keeper's ``"value": ["X"]``)
+            for _, s, e in region:
+                for m in _STRING.finditer(t, s, e):
+                    if not t[m.end() : e].lstrip().startswith(b":"):
+                        self.add(
+                            m.start() + 1,
+                            m.end() - 1,
+                            name,
+                            forced=True,
+                            quoted=True,
+                            kind=b"quoted",
+                        )
+            return
         sensitive = any(_SENSITIVE.search(t, s, e) is not None for _, s, e in region)
         if not credential and not sensitive:
             return
@@ -735,12 +761,12 @@ class _Reader:
         head_of = header(t[line.start + line.indent : line.end])
         if head_of is None:
             return
-        sep, names, pairs, columns = head_of
+        sep, names, pairs, columns, key = head_of
         if not pairs and self.pairs_header_above(i):
             return  # a row of a key/value table above, not a header
         last = min(len(self.lines), i + 1 + _LINES_MAX)
         if pairs and not columns and i + 1 < last:
-            last = self.last_named_row(i, last, sep)  # a credential is named by a row's first cell
+            last = self.last_named_row(i, last, sep, key)  # a credential is named by a row's cell
             if last < 0:
                 return
         bare = self.bare(i)
@@ -755,10 +781,10 @@ class _Reader:
             got = cells(row, sep)
             if len(got) < 2 or (sep != b"  " and abs(len(got) - len(names)) > 1):
                 break
-            if pairs:
-                name = got[0][0].strip(b" \"'")
+            if pairs and key + 1 < len(got):
+                name = got[key][0].strip(b" \"'")
                 if credential_name(name):  # (``add`` asks the same first)
-                    _, s, e = got[1]
+                    _, s, e = got[key + 1]
                     self.cell(row_start + s, row_start + e, name, forced=False)
             for col in columns:
                 if col < len(got):
@@ -777,8 +803,9 @@ class _Reader:
         head = JSON_OPEN.match(t, line.begin, line.end) or JSON_ROW.match(t, line.begin, line.end)
         return ROW.match(t, line.begin if head is None else head.end(), line.end) is None
 
-    def last_named_row(self, i: int, last: int, sep: bytes) -> int:
-        """Rows to read: up to the last whose first cell holds a ``CELL_WORDS`` word (-1: none)."""
+    def last_named_row(self, i: int, last: int, sep: bytes, key: int) -> int:
+        """Rows to read: up to the last whose cell in column ``key`` holds a ``CELL_WORDS`` word
+        (-1: none)."""
         begins, lowered, first = self.lines.begins, self.lines.lowered, self.lines.begins[i + 1]
         end = begins[last] if last < len(begins) else len(self.t)
         at = last_cell_word(self.t, lowered, sep, first, end)
@@ -786,7 +813,7 @@ class _Reader:
         while at >= 0:
             k = bisect.bisect_right(begins, at, i + 1, last) - 1
             got = cells(self.t[self.row_start(k, bare=bare) : self.lines[k].end], sep)
-            if got and named_cell(got[0][0].lower()):
+            if key < len(got) and named_cell(got[key][0].lower()):
                 return k + 1
             at = last_cell_word(self.t, lowered, sep, first, begins[k])
         return -1
@@ -852,7 +879,7 @@ _SPACED: Final = re.compile(
     rb"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'=:#](?:[^ \t]|[ \t]+(?!#))*?)[ \t]*(?:[ \t]#.*)?$"
 )
 _NAME_FIELD: Final = re.compile(
-    rb"(?i:name|key|parameterkey|variable|envvar|env_var|param|field|id)[\"']?[ \t]*(?:[:=]|>)[ \t]*[\"']?(?P<named>[A-Za-z0-9_.\-]{1,120})"
+    rb"(?i:name|key|parameterkey|variable|envvar|env_var|param|field|id|label|type)[\"']?[ \t]*(?:[:=]|>)[ \t]*[\"']?(?P<named>[A-Za-z0-9_.\-/]{1,120})"
 )
 _XML_OPEN: Final = re.compile(
     rb"<(?P<name>[A-Za-z_][A-Za-z0-9_.\-:]{0,80})(?:[ \t][^<>]*)?>(?:<!\[CDATA\[)?[ \t]*$"

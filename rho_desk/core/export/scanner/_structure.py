@@ -54,7 +54,7 @@ from ._engine import gated_origins
 from ._lines import ROW, Line, Lines, peel, text_lines
 from ._names import FOREIGN_WORDS
 from ._prefilter import Rule
-from ._reader import BELOW_LEAD, CONTINUATION, LONE_VALUE, read, table_header
+from ._reader import BELOW_LEAD, CONTINUATION, LONE_VALUE, VALUE_FIELDS, read, table_header
 from ._tables import ROW_END, cells, named_cell, named_word, table_separator
 from ._values import tab_lead
 from ._window import JSON_LINE, VIEW_LEVELS, WINDOW_FORWARD, WINDOW_REACH, View, region, view
@@ -81,6 +81,8 @@ _KW: Final = (
 """The credential words of a name (``key`` only after a qualifier: ``api_key``, ``privateKey``;
 alone it names no credential, and ``-----BEGIN … KEY`` and ``keys/`` are everywhere)."""
 _NCH: Final = rb"[a-z0-9_.\-]"
+_PATH_NCH: Final = rb"[a-z0-9_.\-/]"
+"""A byte of a name given in a field of its own, which may be a path (SSM's ``/prod/db/password``)."""
 _GATE_NAME: Final = (
     rb"(?:(?:pass|pwd|[_.\-]pw|secret|token|cred|psk|bearer|[a-z0-9_.\-]key|"
     + _FOREIGN
@@ -199,6 +201,21 @@ _FOR_GATE: Final = _FOR.replace(rb"{1,60}", rb"+")
 hyperscan's automaton for the bounds woke at every credential word, 5.1 of the 29 ms the keyword
 gate took over the benchmark's MB of key prefixes (1.0 ms unbounded)."""
 
+_VALUE_OBJECT: Final = (
+    rb"[:=]"
+    + _SP
+    + rb"\{(?:[^{}\r\n\x00\xff]{0,200}[,\s])?"
+    + _SP
+    + rb"\\{0,7}[\"']?(?:"
+    + "|".join(sorted(VALUE_FIELDS, key=len, reverse=True)).encode()
+    + rb")\\{0,7}[\"']?"
+    + _SP
+    + rb"[:=]"
+)
+"""After a name, an object opening on its line with a field that holds the name's value
+(``"app.mail.pwd": {"value": X, "origin": …}``, ``"dbPassword": {"isSecret": false, "value":
+X}``); an object that goes on past its line is ``value-after``'s."""
+
 TABLE_HEADER_MAX: Final = 240
 """Longest table header read, in bytes."""
 
@@ -274,20 +291,26 @@ TRIGGERS: Final[dict[str, bytes]] = {
         + rb")"
     ),
     # a key/value table's header
-    "key-value-table": rb"(?:key|name|field|property|setting|variable|parameter|option|attribute)s?[ \t\"']*"
-    + _SEP
-    + rb"[ \t|\"']*values?",
+    # (read on its values' side, ``…value``, ``…val``, or mysql's ``| k | v |``: the names' cell
+    # is judged by the header's test, ``pairs_key``; a gate led by the names' words cost the
+    # benchmark's key prefixes a tenth of their scan)
+    "key-value-table": _SEP
+    + rb"[ \t|\"']*[a-z_]*val(?:ue)?s?[ \t\"']*(?:[|,\t\r\n\\]|$)"
+    + rb"|[ \t|]k[ \t]*(?:\||\t|\\t)[ \t]*v[ \t]*(?:\||\t|\\t|\r|\n|\\[rn]|$)",
     # - name: DB_PASSWORD (value: in a field of its own), <name>db.password</name>, key="password"
     "name-field": (
-        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\*[\"']?"
+        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id|label|type)\\*[\"']?"
         + _SP
         + rb"(?:[:=]|>)"
         + _SP
         + rb"\\*[\"']?"
-        + _NCH
+        + _PATH_NCH
         + rb"*"
         + _KW
     ),
+    # "db_password": {"value": …}  (the value in an object under the name on its line; the gate
+    # looks for the object's value field, the test for the name before it)
+    "value-object": _VALUE_OBJECT.replace(rb"{0,7}", rb"*").replace(rb"{0,200}", rb"*"),
     "kubernetes-secret": rb"kind\\*[\"']?" + _SP + rb":" + _SP + rb"\\*[\"']?secret",
     "sensitive": rb"sensitive\\*[\"']?" + _SP + rb"[:=]" + _SP + rb"(?:\\*[\"'])?true",
     "sql": rb"password[ \t]+for[ \t]|set[ \t]+password[ \t]*=",
@@ -331,8 +354,11 @@ TRIGGER_LITERALS: Final = re.compile(
     + LED_NAMES
     + rb"|"
     + ANY_LITERALS
+    + rb"|"
+    + TRIGGERS["key-value-table"]
 )
-"""Every confirmed line holds one of these (lower case): without the gate, the lines holding one
+"""Every confirmed line holds one of these (lower case; a key/value table's header, ``| k | v |``,
+may hold none of the words): without the gate, the lines holding one
 are the candidates (``-p``: a password flag beside a user flag, ``_argv._PAIRED_FLAGS``)."""
 
 _FULL_NAME: Final = rb"(?<![a-z0-9_.\-])" + _NCH + rb"{0,80}" + _KW + _NCH + rb"{0,40}"
@@ -379,6 +405,7 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     "value-after": _pattern(
         _LEAD + _AFTER + _COMMENT + _SP + rb"(?:$|" + _BREAK + rb"|(?<!\\)\"(?=[\s,}\]:]|$))"
     ),
+    "value-object": _pattern(_LEAD + _VALUE_OBJECT),
     "open-quote": _pattern(
         _LEAD + rb"[:=]" + _SP + _OPEN + rb"(?:[^\"'`\\\r\n\x00\xff]|\\[^nr\"'\\])*\\{0,7}$"
     ),
@@ -422,12 +449,12 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
     "table": _table_line,
     "key-value-table": lambda line: _table_line(line),
     "name-field": _pattern(
-        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id)\\{0,7}[\"']?"
+        rb"(?:name|key|parameterkey|variable|envvar|env_var|param|field|id|label|type)\\{0,7}[\"']?"
         + _SP
         + rb"(?:[:=]|>)"
         + _SP
         + rb"\\{0,7}[\"']?"
-        + _NCH
+        + _PATH_NCH
         + rb"{0,40}"
         + _KW
     ),
@@ -569,6 +596,15 @@ def _first_cell_named(row: bytes, sep: bytes) -> bool:
     return False
 
 
+_KEY_END: Final = re.compile(
+    rb"(?:key|name|field|propert(?:y|ie)|setting|variable|parameter|option|attribute|var|path|k)s?"
+    rb"[ \t\"']*\Z"
+)
+"""The names' side of a key/value table's header, before its values' cell (``pairs_key``; the
+gate and ``_KEY_VALUE_HEADER`` find the values' side)."""
+_CELL_BEFORE: Final = re.compile(rb"[^\s|,][ \t]*(?:[|,\t]|  )")
+"""A cell before a key/value table's names (Magento's ``| config_id | … | path | value |``): the
+names are not the rows' first cells, which ``_first_cell_named`` reads."""
 _HEADER_READS: dict[bytes, bytes | bool] = {}
 """``_header_reads`` by the line (a table prints its header again and again)."""
 _HEADERS_KEPT: Final = 4096
@@ -588,12 +624,15 @@ def _header_reads(line: bytes) -> bytes | bool:
     if line.startswith(b"+", at):
         at += 1  # a diff's marker, peeled after a row's ``12:``
     header = _KEY_VALUE_HEADER.search(line, at)
+    key = None if header is None else _KEY_END.search(line, at, header.start())
     if (
         header is None
+        or key is None
         or line.startswith(b"-", at)
         or named_word(line[at:])
-        or named_cell(line[at : header.start()])
+        or named_cell(line[at : key.start()])
         or named_cell(line[header.end() :])
+        or _CELL_BEFORE.search(line, at, key.start()) is not None
         or (
             _WORDS_VALUE_BYTE.search(line, at) is not None
             and _WORDS_LINE.search(line[at:]) is not None

@@ -12,7 +12,8 @@ import re
 from itertools import accumulate
 from typing import Final, NamedTuple
 
-from ._names import FOREIGN_WORDS, name_is_credential
+from ._names import FOREIGN_WORDS
+from ._names import credential_name as _credential_name
 
 __all__ = [
     "BLANK_ROW",
@@ -32,6 +33,7 @@ __all__ = [
     "named_cell",
     "named_word",
     "pairs_header",
+    "pairs_key",
     "table_header",
     "table_separator",
 ]
@@ -40,13 +42,30 @@ HEADER_CELL: Final = re.compile(rb"[A-Za-z][A-Za-z0-9_.\- ]{0,39}")
 DIGITS: Final = re.compile(rb"[0-9]")
 
 
+def pairs_key(names: list[bytes]) -> int:
+    """The column of a key/value table's names (its rows are pairs): the first column named as
+    keys (``Key``, ``Variable_name``, ``option_name``, ``ConfigKey``, ``var``, ``path``, ``k``)
+    right before one named as values (``Value``, ``variable_value``, ``ConfigValue``, ``v``);
+    -1 when none is."""
+    words = [_last_word(name) for name in names]
+    for k in range(len(words) - 1):
+        if words[k] in _KEY_CELLS and words[k + 1] in _VALUE_CELLS:
+            return k
+    return -1
+
+
 def pairs_header(names: list[bytes]) -> bool:
-    """``Key | Value`` (a key/value table: its rows are pairs)."""
-    return (
-        len(names) >= 2
-        and names[0].lower().rstrip(b"s") in KEY_HEADERS
-        and names[1].lower().rstrip(b"s") == b"value"
-    )
+    """``Key | Value`` (a key/value table: its rows are pairs, ``pairs_key``)."""
+    return pairs_key(names) >= 0
+
+
+_HEADER_WORD: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def _last_word(name: bytes) -> bytes:
+    """A column name's last word in lower case, less a plural's ``s`` (``ConfigKey``: ``key``)."""
+    words = _HEADER_WORD.findall(name)
+    return words[-1].lower().rstrip(b"s") if words else b""
 
 
 def header_cell(cell: bytes) -> bool:
@@ -70,6 +89,8 @@ KEY_HEADERS: Final = frozenset(
         b"attribute",
     }
 )
+_KEY_CELLS: Final = KEY_HEADERS | {b"k", b"var", b"path"}
+_VALUE_CELLS: Final = frozenset({b"value", b"val", b"v"})
 KEY_WORD: Final = re.compile(rb"key|name|field|propert|setting|variable|parameter|option|attribute")
 """In lower case, what the first cell of a key/value table's header holds (``KEY_HEADERS``)."""
 RULER: Final = re.compile(rb"[|\-=+: \t]+")
@@ -203,19 +224,10 @@ def named_word(lowered: bytes) -> bool:
     )
 
 
-_NAME_CACHE: dict[bytes, bool] = {}
-
-
 def credential_name(name: bytes) -> bool:
-    """``name`` (quotes and sigils stripped) names a credential (cached)."""
-    known = _NAME_CACHE.get(name)
-    if known is None:
-        if len(_NAME_CACHE) > 4096:
-            _NAME_CACHE.clear()
-        known = _NAME_CACHE[name] = name_is_credential(
-            name.strip(b"\"'`$@").decode("ascii", "replace")
-        )
-    return known
+    """``name`` (quotes and sigils stripped) names a credential (``_names.credential_name``, one
+    cache)."""
+    return _credential_name(name.strip(b"\"'`$@"))
 
 
 class Header(NamedTuple):
@@ -226,6 +238,8 @@ class Header(NamedTuple):
     names: list[bytes]
     pairs: bool
     columns: list[int]
+    key: int
+    """The column of the rows' names when they are pairs (``pairs_key``), else -1."""
 
 
 _HEADERS: dict[bytes, Header] = {}
@@ -246,10 +260,10 @@ def header(text: bytes) -> Header | None:
     if sep is not None:
         names = [c.strip(b" \"'") for c, _, _ in cells(text, sep)]
         if len(names) >= 2 and all(map(header_cell, names)):
-            pairs = pairs_header(names)
+            key = pairs_key(names)
             columns = [k for k, n in enumerate(names) if credential_name(n)]
-            if pairs or columns:
-                found = Header(sep, names, pairs, columns)
+            if key >= 0 or columns:
+                found = Header(sep, names, key >= 0, columns, key)
     if found is None:
         if len(_NOT_HEADERS) > _CACHED:
             _NOT_HEADERS.clear()

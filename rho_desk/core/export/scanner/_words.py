@@ -255,6 +255,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
             value = got[2]
             if value.startswith(b"[secret"):
                 break  # redacted already
+            if value.endswith(b":") and nxt.quoted:
+                break  # the next member's key (``"name": "password", "value": …``)
             if _SEPARATED.fullmatch(value) is not None and _name(value):
                 break  # another name (``import { a_key, b_key }``)
             if seen == 1 and value.startswith(_PATH_START):
