@@ -263,7 +263,6 @@ _DIRECTIVE = "a directive `name X` whose name or layout no reader takes as a cre
 _PROSE_8 = "prose in English: the value after words that are no link or name no credential"
 
 _LIMITS_8: dict[str, str] = {
-    "ha-tasmota-backlog": f"{_ENCODED}: Tasmota `cmnd=Backlog%20MqttPassword%20X%3B…`: name and value apart by an encoded space inside a URL's query",
     "mail-mbsync-passcmd-echo": f'{_PRINTED}: mbsync `PassCmd "echo X"` with four letter groups',
     "mail-msmtp-passwordeval-echo": f"{_PRINTED}: msmtp `passwordeval \"printf %s 'X'\"`",
     "mail-alpine-pinerc": f"{_RECORD}: `# host user X` in a comment, a passfile's line",
@@ -298,7 +297,6 @@ _LIMITS_8: dict[str, str] = {
     "prose-user-sms-code": f"{_PROSE_8}: six digits after `it texted me the code`",
     "prose-reasoning-found-in-history": f"{_PROSE_8}: `the earlier … call set it to <uuid>`",
     "prose-user-question-echo": f"{_WORDS}: `echo $NAME print words-joined-by-dashes`",
-    "prose-assistant-summary-creds": f"{_PROSE_8}: `the role … with password X`",
     "nl-sr": f"{_FOREIGN}: Serbian `Лозинка … је X`",
     "nl-mn": f"{_FOREIGN}: Mongolian `нууц үг:`",
     "nl-te": f"{_FOREIGN}: Telugu `పాస్‌వర్డ్`",
@@ -323,11 +321,8 @@ _LIMITS_8: dict[str, str] = {
     "x-bare-keybase-paper-key": f"{_ALONE}: a paper key's words under `Here is your secret paper key phrase:`",
     "x-rec-vsftpd-vusers": f"{_RECORD}: vsftpd's virtual users file, user and password on alternate lines",
     "x-rec-passfile-comment": f"{_RECORD}: `# host user X` under `# saved password (plaintext):`",
-    "x-enc-nginx-log-urlenc": f"{_DIRECTIVE}: `cmnd=WebPassword%20X` in an access log: the name and value apart by an encoded space",
-    "x-enc-mqtt-backlog-plain": f"{_DIRECTIVE}: Tasmota's `Backlog … MqttPassword X; WebPassword Y` as an MQTT message",
 }
 _UNFLAGGED_8 = {
-    "ha-tasmota-backlog",
     "mail-mbsync-passcmd-echo",
     "bot-maubot-config",
     "bot-znc-conf",
@@ -363,7 +358,6 @@ _UNFLAGGED_8 = {
     "x-argv-restic-password-command",
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
-    "x-enc-nginx-log-urlenc",
 }
 
 

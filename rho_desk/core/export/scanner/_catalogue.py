@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 65
+RULESET_VERSION: Final = 66
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -234,7 +234,10 @@ realm, spaced hex bytes after a key's label, a key as a list of byte values unde
 printers: a subcommand that generates or exports a key, ``base64`` of a file, files named as key
 material (``keyfile``, ``.erlang.cookie``, ``.google_authenticator``, ``*-recovery-codes.txt``)
 and their lines of material past the listing limit, the generated fields of a credential or
-account file's records (``user:X:10``, ``url user X``)."""
+account file's records (``user:X:10``, ``url user X``).
+66: a directive line's statements (``A x; MqttPassword X; …``) are each read for a credential word
+and its value, not only the first; a quoted string of words is split again when one of them names
+a credential; a name after a query's ``key=`` (``?cmnd=WebPassword X``, once URL-decoded) is one."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -11,6 +11,9 @@ Two readers of one line (``_structure`` calls them on the lines its gate confirm
   codes between (``0``, ``7``, ``ascii``, ``hex``) are skipped; a value further than the word
   right after the name (or any value of a directive's word) must read as a generated credential
   (``_random``: letters and digits), so prose ("the password is in the vault") and code stay;
+  each statement of the line (up to ``;``, ``|``) is read alone (Tasmota's ``Backlog A x;
+  MqttPassword X; …``), a quoted string of words is split again when one of them names a
+  credential, and a name after a query's ``key=`` is one (``?cmnd=WebPassword X`` decoded);
 * **calls** (``call_values``): the argument a known function takes its password at (``CALLS``,
   data: ``NetworkCredential(user, X)``, ``DriverManager.getConnection(url, user, X)``, ``new
   PDO(dsn, user, X)``, ``smtp.login(user, X)``, ``ftplib.FTP(host, user, X)``,
@@ -168,13 +171,38 @@ def _pieces(words: list[Word]) -> list[Word]:
         frame = _frame(w) if b"*" in w.text else None
         if frame is not None:
             out += [*frame, Word(b";", [frame[-1].at[-1]], op=True)]
-        elif w.quoted and b" " in w.text and (head.lower() in VERBS or _name(head) == 2):
-            out += [
-                Word(m.group(), w.at[m.start() : m.end()]) for m in re.finditer(rb"[^ \t]+", w.text)
-            ]
+        elif (
+            w.quoted
+            and b" " in w.text
+            and (head.lower() in VERBS or _name(head) == 2 or _names_inside(w.text))
+        ):
+            for m in re.finditer(rb"[^ \t]+", w.text):
+                out.append(Word(m.group(), w.at[m.start() : m.end()]))
+                if m.group().endswith(b";"):  # ``A x; MqttPassword X; …``: statements
+                    out.append(Word(b";", [w.at[m.end() - 1]], op=True))
         else:
             out.append(w)
     return out
+
+
+_QUERY_KEY: Final = re.compile(rb"[A-Za-z0-9_?&/.:%\-]{1,60}")
+"""What a word holds before ``=`` when the name after it is a command's (a URL query's
+``?cmnd=WebPassword X`` once decoded)."""
+
+
+def _queried(word: bytes) -> bytes:
+    """The name after a query's ``key=`` in ``word`` (``/cm?cmnd=WebPassword``), or ``b""``."""
+    key, eq, name = word.rpartition(b"=")
+    return name if eq and name and _QUERY_KEY.fullmatch(key) is not None else b""
+
+
+def _names_inside(text: bytes) -> bool:
+    """A quoted string of words one of which (after a query's ``key=``) names a credential."""
+    return any(
+        _name(piece.rstrip(b";,")) == 2 or _name(_queried(piece)) == 2
+        for piece in text.split(b" ")[1:]
+        if len(piece) > 3
+    )
 
 
 def _value(w: Word) -> tuple[int, int, bytes] | None:
@@ -221,20 +249,29 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
     stop = line.end if head is None or head.re is _PROMPT else _string_end(t, head.end(), line.end)
     split_words = _pieces(split(t, line.start if head is None else head.end(), [(stop, stop)]))
     calls = {id(w) for w, nxt in itertools.pairwise(split_words) if nxt.op and nxt.text == b"("}
-    # the words up to the first operator that ends a statement (``;``, ``|``, a tag's ``<``)
-    cut = next((n for n, w in enumerate(split_words) if w.op and w.text != b"("), len(split_words))
-    words = [w for w in split_words[:cut] if not w.op and not _in_placeholder(t, line.start, w)]
+    # each statement, up to an operator that ends one (``;``, ``|``, a tag's ``<``), is read
+    # alone: a name and its value are in one (Tasmota's ``Backlog A x; MqttPassword X; …``)
+    words: list[Word] = []
+    statement: list[int] = []
+    count = 0
+    for w in split_words:
+        if w.op and w.text != b"(":
+            count += 1
+        elif not w.op and not _in_placeholder(t, line.start, w):
+            words.append(w)
+            statement.append(count)
     out: list[tuple[int, int]] = []
     for k, w in enumerate(words):
         verb = VERBS.get(w.text.strip(b"\"':").lower())
         if verb is not None:
             for at in (k + 2, k + 1) if verb < 0 else (k + verb,):
-                got = _value(words[at]) if at < len(words) else None
+                same = at < len(words) and statement[at] == statement[k]
+                got = _value(words[at]) if same else None
                 if got is not None and _random(got[2]) and literal_value(got[2], quoted=True):
                     out.append(got[:2])
                     break
             continue
-        named = _name(w.text)
+        named = _name(w.text) or (_name(_queried(w.text)) == 2 and 2)
         if not named or w.text.startswith(b"-") or w.text.endswith((b":", b"=")) or id(w) in calls:
             continue
         if k + 1 < len(words) and words[k + 1].text in _ASSIGN:
@@ -243,7 +280,7 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
             continue  # a public key (``minisign public key 99D3…``): public, no credential
         seen = 0
         for n in range(k + 1, len(words)):
-            if seen >= _REACH:
+            if seen >= _REACH or statement[n] != statement[k]:
                 break
             nxt = words[n]
             if nxt.text.lower() in _TYPE_CODES:
