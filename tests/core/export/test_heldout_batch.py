@@ -2,7 +2,7 @@
 rules, whose causes 1, 2, 3 and 7 (the value not on its name's line, the name not beside the value,
 ``NAME VALUE`` with a space, and new causes: positional arguments, printed secrets) leaked from an
 export whose receipt said ``findings: 0``. Each form here is one the mechanisms of ``_reader``,
-``_printers`` and ``_words`` now hold, planted as the batch's harness plants it (a ``bash`` call
+``_printers``, ``_words`` and ``_calls`` now hold, planted as the batch's harness plants it (a ``bash`` call
 and its result, the command itself, a user's or the assistant's text); the benign look-alikes of
 the batch (lock-file hashes, digests, SHAs, public keys) stay intact.
 

@@ -86,7 +86,12 @@ against them). The same checks run over every batch; what differs is data (``BAT
   4 look-alikes) for a name/value pair split across sibling fields (``label``/``value``, SSM's
   ``Name: /prod/…/password``, ``"value": ["X"]``, ``"NAME": {"value": X}`` on one line); further
   forms (6 and 4 look-alikes) for a key/value table whose columns are named otherwise
-  (``variable_name | variable_value``, ``option_name``, ``var``, ``path | value``).
+  (``variable_name | variable_value``, ``option_name``, ``var``, ``path | value``); further
+  forms (24 and 18 look-alikes) for a credential passed by position to a client's call, in
+  languages and SDKs the batch does not hold (Go, PHP, Erlang, Dart, C, C++, R, Perl, Rust, C#,
+  Elixir; SMB, AMQP, MQTT, Redis, LDAP, SMTP, FTP, payment and email SDKs: ``ftp_login($c, 'u',
+  'X')``, ``NewDialer(host, 587, "u", "X")``, ``SMBConnection("u", "X", …)``, ``l.Bind(dn,
+  "X")``).
 - batch 8: 317 forms and 42 look-alikes, blind on ``7008c0f`` (77 leaked, 53 with ``findings:
   0``; 5 look-alikes damaged): home automation (Home Assistant, ESPHome, zigbee2mqtt, Node-RED,
   Tasmota, openHAB, Frigate), media servers (Plex, Sonarr/Radarr, Jellyfin, SABnzbd, Deluge),
@@ -213,23 +218,6 @@ _ALONE = "the value printed alone on the line after what names it"
 _FOREIGN = "prose in a language whose credential noun the prose reader does not know"
 
 _LIMITS_7: dict[str, str] = {
-    "sdk-rust-reqwest-basic": f'{_POSITION}: reqwest `basic_auth("u", Some("X"))`',
-    "sdk-java-jedis-pool": f'{_POSITION}: `new JedisPool(cfg, host, port, timeout, "X")`',
-    "sdk-kotlin-okhttp-basic": f'{_POSITION}: OkHttp `Credentials.basic("u", "X")`',
-    "sdk-swift-basic-header": f'{_POSITION}: `String(format: "%@:%@", "api", "X")`',
-    "sdk-csharp-mongo-credential": f'{_POSITION}: `MongoCredential.CreateCredential(db, "u", "X")`',
-    "sdk-scala-slick-forurl": f'{_POSITION}: Slick `Database.forURL(url, "u", "X")`',
-    "sdk-scala-doobie": f'{_POSITION}: doobie `fromDriverManager(driver, url, "u", "X")`',
-    "sdk-py-ldap3": f'{_POSITION}: ldap3 `Connection(server, dn, "X")`',
-    "sdk-py-pika-plain": f'{_POSITION}: `pika.PlainCredentials("u", "X")`',
-    "sdk-py-paramiko-positional": f'{_POSITION}: paramiko `connect(host, 22, "u", "X")`',
-    "sdk-js-sequelize": f"{_POSITION}: `new Sequelize(db, 'u', 'X', {{…}})`",
-    "loc-aborted-sequelize": f"{_POSITION}: `new Sequelize(db, 'u', 'X', …)` in an aborted `node -e`",
-    "sdk-ruby-net-smtp": f"{_POSITION}: `Net::SMTP.start(host, port, helo, 'u', 'X', :login)`",
-    "sdk-ruby-net-ftp": f"{_POSITION}: `Net::FTP.open(host, 'u', 'X')`",
-    "pay-postmark-servertoken": f'{_POSITION}: `postmark.ServerClient("<uuid>")`',
-    "pay-sparkpost": f"{_POSITION}: `SparkPost('<40 hex>')`",
-    "pay-africastalking": f'{_POSITION}: `africastalking.initialize(user, "atsk_<64 hex>")`',
     "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
     "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
     "fw-hibernate-bind": f"{_SIBLING}: Hibernate's `binding parameter [2] … - [X]` after `insert … (email, password)`",
@@ -276,11 +264,9 @@ _LIMITS_8: dict[str, str] = {
     "lic-sidekiq-pro-bundle": f"{_NAME}: the user half of `BUNDLE_GEMS__CONTRIBSYS__COM=user:X` (an account id, which the batch counted)",
     "totp-pyotp": f'{_POSITION}: `pyotp.TOTP("<base32 seed>")`',
     "vpn-wg-show-dump": f"{_TABLE}: `wg show all dump`: a tab-separated row with no header",
-    "iot-micropython-wlan": f"{_POSITION}: MicroPython `wlan.connect(ssid, 'X')`",
     "iot-thingspeak-write": f'{_POSITION}: `ThingSpeak.writeFields(channel, "X")`',
     "err-php-pdo-trace": f"{_POSITION}: `PDO->__construct('mysql:…', 'user', 'X')` in a PHP stack trace",
     "fx-laravel-seeder": f"{_NAME}: `'password' => Hash::make('X')`: the literal inside a call under a credential key",
-    "build-sbt-credentials": f'{_POSITION}: sbt `Credentials(realm, host, user, "X")`',
     "sys-kickstart-rootpw": f"{_DIRECTIVE}: kickstart `rootpw --plaintext X`",
     "git-askpass-script": f"{_PRINTED}: an askpass script's `Password*) echo X ;;`",
     "proxy-cntlm-password-plain": f"{_DIRECTIVE}: cntlm.conf `Password<tab>X` in grep rows, no section around",
@@ -290,7 +276,6 @@ _LIMITS_8: dict[str, str] = {
     "dump-psql-expanded": f"{_TABLE}: psql `\\x` expanded record `client_secret | X`",
     "lang-erlang-sys-config": f'{_NAME}: an Erlang tuple `{{api_key, <<"X">>}}`',
     "lang-clojure-edn-secrets": f'{_NAME}: aero `:password #profile {{:dev … :prod "X"}}`',
-    "lang-perl-lwp": f"{_POSITION}: Perl LWP `$ua->credentials(netloc, realm, user, 'X')`",
     "lang-objc-const": f'{_NAME}: Objective-C `kLumenAPIKey = @"X"`',
     "prose-user-wifi-guest": f"{_PROSE_8}: `the code on the fridge is X`",
     "prose-user-passphrase-quote": f'{_WORDS}: `passphrase is literally "words"`',
@@ -332,7 +317,6 @@ _UNFLAGGED_8 = {
     "lic-sidekiq-pro-bundle",
     "totp-pyotp",
     "vpn-wg-show-dump",
-    "iot-micropython-wlan",
     "iot-thingspeak-write",
     "err-php-pdo-trace",
     "sys-kickstart-rootpw",
@@ -464,17 +448,16 @@ BATCHES: dict[int, Batch] = {
             for k, v in _LIMITS_7.items()
             if k
             in {
-                "sdk-ruby-net-ftp",
                 "dburl-nats-token-userinfo",
-                "pay-postmark-servertoken",
-                "pay-sparkpost",
-                "pay-africastalking",
                 "nl-bg",
                 "nl-ja-token",
                 "shape-digits-pin",
                 "shape-unicode-letters",
                 "x-desc-android-token-literal",
             }
+        },
+        damaged={
+            "x-pos-ok-verify-key": '`nacl.signing.VerifyKey("<64 hex>")`: 64 hex digits in a call named for a key read as an Ed25519 private key\'s seed (a verify key is public)',
         },
     ),
     8: Batch(

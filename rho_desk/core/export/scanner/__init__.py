@@ -25,8 +25,10 @@ joined by ``0xFF``) in this order:
    positions in ``_clients``' table, with a value piped into ``--password-stdin``, and every
    command, in the table or not, by what its words say (``_args``: an option's letters, a verb
    of authentication, a user joined to its password, a key's shape); directive
-   lines' words and calls' positional arguments in ``_words``: ``password 0 X``, ``PASS X``,
-   ``NetworkCredential(user, X)``; tables split by ``_tables``); **prose** (``_prose``): a
+   lines' words in ``_words``: ``password 0 X``, ``PASS X``; a client's call read by its callee
+   and where a literal stands among its arguments in ``_calls``: ``basic_auth("u", Some("X"))``,
+   ``connect(host, 22, "u", "X")``, ``ServerClient("<uuid>")``, ``"%s:%s"`` of two literals;
+   tables split by ``_tables``); **prose** (``_prose``): a
    credential noun said in words, in English or another language, a few words, a verb or a sign,
    then the value ("the passphrase … is '…'", ``Passwort … lautet X``, ``密码是 X``, recovery
    codes listed under their label; a tool's ``New value: X`` under a line naming a credential);

@@ -49,6 +49,7 @@ from ._argv import (
     STDIN_PROGRAMS,
     command_values,
 )
+from ._calls import CALL_GATE, CALL_LINE, CALL_LITERALS, call_values, in_literal
 from ._catalogue import Hit
 from ._engine import gated_origins
 from ._lines import ROW, Line, Lines, peel, text_lines
@@ -58,7 +59,7 @@ from ._reader import BELOW_LEAD, CONTINUATION, LONE_VALUE, VALUE_FIELDS, read, t
 from ._tables import ROW_END, cells, named_cell, named_word, table_separator
 from ._values import tab_lead
 from ._window import JSON_LINE, VIEW_LEVELS, WINDOW_FORWARD, WINDOW_REACH, View, region, view
-from ._words import CALL_NAMES, WIRE_FRAME, call_values, word_values
+from ._words import WIRE_FRAME, word_values
 from ._work import spend
 
 __all__ = [
@@ -334,7 +335,7 @@ TRIGGERS: Final[dict[str, bytes]] = {
         + WIRE_FRAME
     ),
     # a call taking a password by position
-    "call": CALL_NAMES + rb"[ \t]*\(",
+    "call": CALL_GATE,
 }
 """What the gate reports, one pattern per kind of line worth reading: a credential name whose
 value is elsewhere than right after it, a table header naming a credential, a name given in a
@@ -345,7 +346,7 @@ TRIGGER_LITERALS: Final = re.compile(
     rb"pass|pwd|pw|secret|token|cred|auth|bearer|cookie|key|psk|community|login|identify|"
     + _FOREIGN
     + rb"|"
-    + CALL_NAMES
+    + CALL_LITERALS
     + rb"|sensitive|stdin|-p|"
     + STDIN_PROGRAMS
     + rb"|"
@@ -481,7 +482,7 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
         + rb"|"
         + WIRE_FRAME
     ),
-    "call": _pattern(rb"(?<![a-z0-9_])" + CALL_NAMES + rb"[ \t]*\("),
+    "call": _pattern(CALL_LINE),
 }
 
 
@@ -745,6 +746,10 @@ def trigger_lines(data: bytes, reports: Sequence[Iterable[int]] | None) -> list[
     return sorted(_trigger_bounds(data, reports)[0])
 
 
+_CALL_KIND: Final = list(TRIGGERS).index("call")
+_OTHER_CONFIRMS: Final = [c for n, c in enumerate(_CONFIRMS) if n != _CALL_KIND]
+
+
 _KINDS_SHIFT: Final = 5
 """A report and its trigger as one number (``end << _KINDS_SHIFT | trigger``), sorted as one."""
 assert len(TRIGGERS) <= 1 << _KINDS_SHIFT
@@ -752,12 +757,15 @@ assert len(TRIGGERS) <= 1 << _KINDS_SHIFT
 
 def _trigger_bounds(
     data: bytes, reports: Sequence[Iterable[int]] | None
-) -> tuple[dict[int, int], dict[int, int] | None]:
+) -> tuple[dict[int, int], dict[int, int] | None, set[int]]:
     """``trigger_lines`` with the end of each line (``{start: end}``) and, with the gate, the
-    triggers it reported on each (``{start: bits}``, a bit per trigger in ``TRIGGERS``' order).
+    triggers it reported on each (``{start: bits}``, a bit per trigger in ``TRIGGERS``' order),
+    and the lines only the call trigger confirms (read by the call reader alone: a call's line
+    is no other reader's, ``auth := fmt.Sprintf("%s:%s", …)`` no pair's).
     The gate's reports of every trigger are taken in the order of the text, so each line is found
     once (``_line_at``), however many triggers report it, and tried once per trigger that does."""
     found: dict[int, int] = {}
+    calls: set[int] = set()
     if reports is None:
         spend(len(data))
         tried: set[int] = set()
@@ -767,9 +775,12 @@ def _trigger_bounds(
                 continue
             tried.add(bounds[0])
             spend((bounds[1] - bounds[0]) * len(_CONFIRMS))
-            if any(_confirmed(data, *bounds, test, gate) for test, gate in _CONFIRMS):
+            if any(_confirmed(data, *bounds, test, gate) for test, gate in _OTHER_CONFIRMS):
                 found[bounds[0]] = bounds[1]
-        return found, None
+            elif _confirmed(data, *bounds, *_CONFIRMS[_CALL_KIND]):
+                found[bounds[0]] = bounds[1]
+                calls.add(bounds[0])
+        return found, None, calls
     reported: dict[int, int] = {}
     memo: dict[tuple[int, int, bytes], bool] = {}  # a test's verdict by the bytes it reads
     mask = (1 << _KINDS_SHIFT) - 1
@@ -792,7 +803,7 @@ def _trigger_bounds(
         if kinds >> kind & 1:
             continue  # tried on this line already
         kinds |= 1 << kind
-        if start in found:
+        if start in found and start not in calls:
             continue
         work += 2 * (end - start)
         test, gate = _CONFIRMS[kind]
@@ -810,11 +821,15 @@ def _trigger_bounds(
                     memo[key] = confirmed
         # (what follows the line is no part of it: asked each time)
         if confirmed and _followed(data, start, end, test):
+            if kind == _CALL_KIND:
+                calls.add(start)
+            else:
+                calls.discard(start)
             found[start] = end
     if kinds:
         reported[start] = kinds
     spend(work)
-    return found, reported
+    return found, reported, calls
 
 
 _MEMO_LINE: Final = 256
@@ -859,7 +874,7 @@ def structure_hits(
     of the gate's ``reports``, or of every line without the gate), outside the blobs' bodies."""
     out: list[Hit] = []
     window: tuple[int, int, View, Lines] | None = None
-    ends, reported = _trigger_bounds(data, reports)
+    ends, reported, calls = _trigger_bounds(data, reports)
     starts = list(gated_origins(sorted(ends), bodies, body_starts))
     every = _COMMAND | _CALL
     for i, line_start in enumerate(starts):
@@ -879,11 +894,16 @@ def structure_hits(
             window = (lo, hi, v, text_lines(v.text))
         _, _, v, lines = window
         k = max(0, bisect.bisect_right(lines.begins, v.local(line_start)) - 1)
+        line = lines[k]
+        if line_start in calls:  # a call's line, and no other trigger's: its literals are read
+            found = [f for f in read(v.text, lines, k) if in_literal(v.text, line, f[0], f[1])]
+            values = call_values(v.text, lines, k)
+            out += _hits(data, v, found + [(a, b, "credential-assignment") for a, b in values])
+            continue
         found = read(v.text, lines, k)
         # a command line or a call only on a line the gate reported it on, when the line read is
         # the raw line itself (no escape decoded, the same bounds): the readers' first test is
         # the gate's pattern, so the gate reported every place it holds
-        line = lines[k]
         kinds = (
             reported.get(line_start, 0)
             if reported is not None
@@ -898,11 +918,18 @@ def structure_hits(
             *(call_values(v.text, lines, k) if kinds & _CALL else ()),
         ]
         found += [(start, end, "credential-assignment") for start, end in values]
-        for start, end, rule in found:
-            raw_start, raw_end = v.raw(start, end)
-            if start > 0 and v.text[start - 1] == 0x09:
-                raw_start = tab_lead(data, raw_start)
-            if raw_end <= raw_start or data.startswith(b"[secret", raw_start):
-                continue
-            out.append(Hit(rule, raw_start, raw_end, v.text[start:end]))
+        out += _hits(data, v, found)
+    return out
+
+
+def _hits(data: bytes, v: View, found: list[tuple[int, int, str]]) -> list[Hit]:
+    """The hits of ``found`` (spans of the view ``v`` of ``data``), at their raw bytes."""
+    out: list[Hit] = []
+    for start, end, rule in found:
+        raw_start, raw_end = v.raw(start, end)
+        if start > 0 and v.text[start - 1] == 0x09:
+            raw_start = tab_lead(data, raw_start)
+        if raw_end <= raw_start or data.startswith(b"[secret", raw_start):
+            continue
+        out.append(Hit(rule, raw_start, raw_end, v.text[start:end]))
     return out

@@ -1,6 +1,7 @@
-"""Words and calls: a credential given by position, not by ``NAME=``.
+"""Words: a credential given by position in a directive line, not by ``NAME=``.
 
-Two readers of one line (``_structure`` calls them on the lines its gate confirms):
+The reader of a directive line (``_structure`` calls it on the lines its gate confirms; a call's
+positional arguments are ``_calls``'):
 
 * **directive lines** (``word_values``): a line of words (a shell splits it; quoted words split
   again) where a credential word is followed, within a few words, by its value: Cisco's
@@ -13,11 +14,7 @@ Two readers of one line (``_structure`` calls them on the lines its gate confirm
   (``_random``: letters and digits), so prose ("the password is in the vault") and code stay;
   each statement of the line (up to ``;``, ``|``) is read alone (Tasmota's ``Backlog A x;
   MqttPassword X; …``), a quoted string of words is split again when one of them names a
-  credential, and a name after a query's ``key=`` is one (``?cmnd=WebPassword X`` decoded);
-* **calls** (``call_values``): the argument a known function takes its password at (``CALLS``,
-  data: ``NetworkCredential(user, X)``, ``DriverManager.getConnection(url, user, X)``, ``new
-  PDO(dsn, user, X)``, ``smtp.login(user, X)``, ``ftplib.FTP(host, user, X)``,
-  ``smtp.PlainAuth(id, user, X, host)``...) when it is a string literal.
+  credential, and a name after a query's ``key=`` is one (``?cmnd=WebPassword X`` decoded).
 """
 
 from __future__ import annotations
@@ -34,12 +31,9 @@ from ._values import literal_value, secretish
 from ._work import spend
 
 __all__ = [
-    "CALLS",
-    "CALL_NAMES",
     "DIRECTIVE_WORDS",
     "VERBS",
     "WIRE_FRAME",
-    "call_values",
     "word_values",
 ]
 
@@ -306,114 +300,4 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
             if first or _random(value):
                 out.append(got[:2])
                 break
-    return out
-
-
-# --- calls --------------------------------------------------------------------------------------------
-
-CALLS: Final[dict[str, int]] = {
-    "networkcredential": 1,
-    "getconnection": 2,
-    "pdo": 2,
-    "login": 1,
-    "ftp": 2,
-    "ftp_tls": 2,
-    "plainauth": 2,
-    "mysqli": 2,
-    "mysqli_connect": 2,
-    "mysql_connect": 2,
-    "connect": 2,
-    "httpbasicauth": 1,
-    "httpdigestauth": 1,
-    "basicauth": 1,
-    "setbasicauth": 1,
-    "usernamepasswordcredentials": 1,
-    "usernamepasswordauthenticationtoken": 1,
-    "passwordauthentication": 1,
-    "simple_bind_s": 1,
-    "simple_bind": 1,
-    "bind_s": 1,
-    "pass_": 0,
-    "auth": -1,
-}
-"""Functions (their last name, lower case) and the index of the argument they take a password at
-(-1: the last string literal, ``auth("X")`` of Redis clients, ``db.auth("user", "X")``, before a
-callback)."""
-_LOOSE_CALLS: Final = frozenset({b"connect"})
-"""Names shared with calls that take no password (``socket.connect``, an MQTT client's): their
-argument must also read as a credential (``secretish``): ``DBI->connect($dsn, 'u', 'X')``,
-``pymysql.connect(host, user, X)``."""
-CALL_NAMES: Final = (
-    rb"(?:"
-    + b"|".join(re.escape(name.encode()) for name in sorted(CALLS, key=len, reverse=True))
-    + rb")"
-)
-_CALL: Final = re.compile(
-    rb"(?<![A-Za-z0-9_])(?P<name>" + CALL_NAMES + rb")[ \t]*\(", re.IGNORECASE
-)
-_STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
-
-
-def _arguments(t: bytes, pos: int, end: int) -> list[tuple[int, int]]:
-    """The top-level arguments of the call whose ``(`` ends before ``pos``, up to ``end``."""
-    out: list[tuple[int, int]] = []
-    depth = 0
-    start = pos
-    i = pos
-    while i < end:
-        c = t[i]
-        if c in b"\"'":
-            m = _STRING.match(t, i, end)
-            i = m.end() if m is not None else end
-            continue
-        if c in b"([{":
-            depth += 1
-        elif c in b")]}":
-            if depth == 0:
-                out.append((start, i))
-                return out
-            depth -= 1
-        elif c == 0x2C and depth == 0:
-            out.append((start, i))
-            start = i + 1
-        i += 1
-    out.append((start, end))
-    return out
-
-
-def _trimmed(t: bytes, a: int, b: int) -> tuple[int, int]:
-    while a < b and t[a] in b" \t":
-        a += 1
-    while b > a and t[b - 1] in b" \t":
-        b -= 1
-    return a, b
-
-
-def call_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]]:
-    """The string literals the calls on line ``i`` pass at their password's place (``CALLS``)."""
-    line = lines[i]
-    spend(line.end - line.start)
-    out: list[tuple[int, int]] = []
-    for m in _CALL.finditer(t, line.start, line.end):
-        args = _arguments(t, m.end(), line.end)
-        at = CALLS[m.group("name").lower().decode("ascii")]
-        if at < 0:
-            literals = [
-                n for n, (a, b) in enumerate(args) if _STRING.fullmatch(t, *_trimmed(t, a, b))
-            ]
-            if not literals:
-                continue
-            at = literals[-1]
-        if at >= len(args):
-            continue
-        a, b = _trimmed(t, *args[at])
-        s = _STRING.fullmatch(t, a, b)
-        if s is None:
-            continue
-        value = t[a + 1 : b - 1]
-        name = m.group("name").lower()
-        if name in _LOOSE_CALLS and not secretish(value, quoted=True):
-            continue  # connect(host, port, "topic"): a generic name's third literal is a password only when it reads as one
-        if literal_value(value, quoted=True) and len(value) >= 6:
-            out.append((a + 1, b - 1))
     return out
