@@ -73,7 +73,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   protocol dumps, browser storage, prose in eighteen more languages, value shapes; also planted
   in the session's metadata (``cwd``, ``last_command``); further forms (16 and 9 look-alikes)
   for the cause fixed since: a transcript's prompt line naming a credential, the value printed
-  on the line after it (REPLs, shells, Redis' numbered replies); further look-alikes and the
+  on the line after it (REPLs, shells, Redis' numbered replies); further forms (38 and 22 look-alikes,
+  ``x-pr-``) for prose naming a credential in a language or a phrasing the prose reader did not
+  know (31 languages no batch had, English with the value before the noun), and look-alikes with
+  versions, ticket ids, hashes, paths, error codes, identifiers, dates and policies beside a noun; further look-alikes and the
   secrets beside them for the causes of the damaged look-alikes: a value that is a reference to
   where the credential is (8 and 5: ``!secret``, ``((var))``, ``%env(…)%``, ``CI_JOB_TOKEN``), a
   value that describes it (9 and 6: ``942 bytes``, ``AUTH=PLAIN LOGIN``, a translation's label,
@@ -146,9 +149,6 @@ _LIMITS_3: dict[str, str] = {
     "cfg-haproxy-userlist": "haproxy `stats auth user:X`: a directive's user:password word",
     "cfg-postfix-sasl": "postfix sasl_passwd `host user:X` with a letters-only app password",
     "cfg-chap-secrets": "ppp chap-secrets columns (client server secret ip) under a commented header",
-    "code-rust-unwrap-or": 'a literal default in `.unwrap_or_else(|_| "X")` of a credential-named lookup two calls before',
-    "code-concat-split": "a token split by `+`: the second half has no name",
-    "argv-printf-pipe": "`printf '%s\\n'`: the literal `\\n` in the format is read as a line break",
     "sh-read-s-transcript": "a value echoed after `read -s`: nothing names it on its line",
     "vendor-razorpay-neutral-json": "`rzp_live_` is Razorpay's key id (shown in checkout pages); the batch counted it as a secret",
     "enc-go-byte-slice": "a Go byte slice of hex literals is not decoded",
@@ -160,7 +160,6 @@ _LIMITS_3: dict[str, str] = {
     "url-phpsessid": "`PHPSESSID=X` outside a Cookie header: the gate's keywords are not in the name",
     "x-cfg-pgpass-grep-rows": "a .pgpass line in grep rows: the row's `path:1:` reads as its first fields",
     "x-code-swift-keychain-set": 'Swift `keychain.set("X", forKey: "token")`: the name comes after the value',
-    "x-code-rust-string-from": '`let token = String::from("X")`: the call is read as the value',
     "x-cfg-pam-ldap-bindpw": "pam_ldap `bindpw X`: no keyword of the gate in the name",
     "url-mattermost-hook": "a Mattermost webhook URL (`/hooks/<26>`) under a neutral name",
 }
@@ -168,10 +167,7 @@ _UNFLAGGED_3_KEY_ID = (
     "a key id, not a secret: 14 characters after its prefix, too few to look random"
 )
 
-_LIMITS_4: dict[str, str] = {
-    "prose-ish": "prose `the password is … specifically X`: a value in a sentence is named only by the words before it",
-    "prose-slash-pair": "prose `admin / X`: a user and password pair written with a spaced slash",
-}
+_LIMITS_4: dict[str, str] = {}
 
 _LIMITS_5: dict[str, str] = {
     "mail-postfix-sasl-passwd": "Postfix `sasl_passwd`: `[host]:port user:four letter groups` (a Gmail app password)",
@@ -188,9 +184,6 @@ _ARGV = "a client's argument by position or option the command table does not kn
 _NAME = "a name the grammar does not read as a credential's"
 _WORDS = "a value of plain words or letters under a credential name"
 _ENCODED = "an encoding the decoders do not read"
-_PROSE = (
-    "prose in English: the value in parentheses, or after words that are no link (`was`, not `is`)"
-)
 
 _LIMITS_6: dict[str, str] = {
     "cli-az-keyvault-show": f"{_SIBLING}: az keyvault secret show",
@@ -205,8 +198,6 @@ _LIMITS_6: dict[str, str] = {
     "vpn-netsh-key-content": f"{_WORDS}: netsh `Key Content : two words 42`, a name of two words padded before its `:`",
     "prose-en-pin": f"{_WORDS}: prose `pin … is word-7731`",
     "enc-py-fromhex": f'{_NAME}: `SIGNING_SALT = bytes.fromhex("…")`: a salt names no credential (a signing salt need not be secret), and its 24 hex digits are fewer than the hex decoder reads (32)',
-    "loc-reasoning-plan": f"{_PROSE}: `the SMTP password (X)`",
-    "loc-reasoning-env-line": f"{_PROSE}: `NAME — the value in their message was X`",
     "x-keycontent-netsh-de": "netsh `Key Content            : words`: a name of two words padded before its `:`, which no reader takes as one name",
     "x-tabop-space-and-tab": "letters only under a spaced `=` in grep rows of a `.conf`, no INI section around: read as code's `name = word`",
 }
@@ -226,17 +217,6 @@ _LIMITS_7: dict[str, str] = {
     "app-android-strings-attr": f'{_NAME}: `<string name="mqtt_pass" translatable="false">X`',
     "dburl-nats-token-userinfo": f"{_NAME}: a token as a URL's userinfo, `nats://X@host`",
     "dburl-go-snowflake-dsn": f"{_NAME}: Go Snowflake DSN `user:X@account/db/schema`, no scheme",
-    "nl-hu": f"{_FOREIGN}: Hungarian `jelszava:`",
-    "nl-ta": f"{_FOREIGN}: Tamil",
-    "nl-tl": f"{_FOREIGN}: Tagalog `Ang password … ay X`",
-    "nl-bg": f"{_FOREIGN}: Bulgarian `Паролата … е X`",
-    "nl-is": f"{_FOREIGN}: Icelandic `Lykilorðið`",
-    "nl-af": f"{_FOREIGN}: Afrikaans `wagwoord`",
-    "nl-az": f"{_FOREIGN}: Azerbaijani `şifrəsi X-dir`",
-    "nl-kk": f"{_FOREIGN}: Kazakh `құпия сөзі:`",
-    "nl-de-zugangstoken": f"{_FOREIGN}: German `Zugangstoken … lautet X`",
-    "nl-fr-jeton": f"{_FOREIGN}: French `jeton d'accès X`",
-    "nl-ja-token": f"{_FOREIGN}: Japanese `APIトークンはXです`, glued",
     "shape-digits-pin": f"{_WORDS}: eight digits under `pin_code:`",
     "shape-unicode-letters": f"{_WORDS}: non-ASCII letters under `contraseña_admin:`",
     "x-desc-android-token-literal": f'{_NAME}: `<string name="mqtt_token" translatable="false">X`',
@@ -252,7 +232,6 @@ _PROSE_8 = "prose in English: the value after words that are no link or name no 
 
 _LIMITS_8: dict[str, str] = {
     "mail-mbsync-passcmd-echo": f'{_PRINTED}: mbsync `PassCmd "echo X"` with four letter groups',
-    "mail-msmtp-passwordeval-echo": f"{_PRINTED}: msmtp `passwordeval \"printf %s 'X'\"`",
     "mail-alpine-pinerc": f"{_RECORD}: `# host user X` in a comment, a passfile's line",
     "bot-maubot-config": f"{_NAME}: maubot `admins:` / `mv: X`: a password under its user's name",
     "bot-znc-conf": f"{_DIRECTIVE}: znc.conf `Server = host +port X`",
@@ -260,7 +239,6 @@ _LIMITS_8: dict[str, str] = {
     "mq-kafka-console-props": f"{_NAME}: a Confluent API key as the JAAS `username=` (a key id, which the batch counted)",
     "oauth-device-code-response": f'{_NAME}: `"device_code":` in a device authorization response',
     "oauth-pkce-debug-log": f"{_NAME}: oauthlib's `Generated code_verifier: X`",
-    "hook-linear-env-prose": f"{_PROSE_8}: `set NAME in Vercel to X`, the `lin_wh_` prefix not in the catalogue",
     "lic-sidekiq-pro-bundle": f"{_NAME}: the user half of `BUNDLE_GEMS__CONTRIBSYS__COM=user:X` (an account id, which the batch counted)",
     "totp-pyotp": f'{_POSITION}: `pyotp.TOTP("<base32 seed>")`',
     "vpn-wg-show-dump": f"{_TABLE}: `wg show all dump`: a tab-separated row with no header",
@@ -268,28 +246,17 @@ _LIMITS_8: dict[str, str] = {
     "err-php-pdo-trace": f"{_POSITION}: `PDO->__construct('mysql:…', 'user', 'X')` in a PHP stack trace",
     "fx-laravel-seeder": f"{_NAME}: `'password' => Hash::make('X')`: the literal inside a call under a credential key",
     "sys-kickstart-rootpw": f"{_DIRECTIVE}: kickstart `rootpw --plaintext X`",
-    "git-askpass-script": f"{_PRINTED}: an askpass script's `Password*) echo X ;;`",
     "proxy-cntlm-password-plain": f"{_DIRECTIVE}: cntlm.conf `Password<tab>X` in grep rows, no section around",
     "krb-nslcd-conf": f"{_DIRECTIVE}: nslcd.conf `bindpw X`",
     "dump-pg-copy": f"{_TABLE}: pg_dump `COPY t (…, key, …) FROM stdin;` and its tab-separated rows",
     "dump-sqlite-dump": f"{_TABLE}: sqlite `.dump`: `INSERT INTO t VALUES(…,'X')`, the columns named in the CREATE TABLE above",
     "dump-psql-expanded": f"{_TABLE}: psql `\\x` expanded record `client_secret | X`",
-    "lang-erlang-sys-config": f'{_NAME}: an Erlang tuple `{{api_key, <<"X">>}}`',
-    "lang-clojure-edn-secrets": f'{_NAME}: aero `:password #profile {{:dev … :prod "X"}}`',
     "lang-objc-const": f'{_NAME}: Objective-C `kLumenAPIKey = @"X"`',
     "prose-user-wifi-guest": f"{_PROSE_8}: `the code on the fridge is X`",
     "prose-user-passphrase-quote": f'{_WORDS}: `passphrase is literally "words"`',
     "prose-user-sms-code": f"{_PROSE_8}: six digits after `it texted me the code`",
     "prose-reasoning-found-in-history": f"{_PROSE_8}: `the earlier … call set it to <uuid>`",
     "prose-user-question-echo": f"{_WORDS}: `echo $NAME print words-joined-by-dashes`",
-    "nl-sr": f"{_FOREIGN}: Serbian `Лозинка … је X`",
-    "nl-mn": f"{_FOREIGN}: Mongolian `нууц үг:`",
-    "nl-te": f"{_FOREIGN}: Telugu `పాస్‌వర్డ్`",
-    "nl-cy": f"{_FOREIGN}: Welsh `cyfrinair … yw X`",
-    "nl-eu": f"{_FOREIGN}: Basque `pasahitza X da`",
-    "nl-ms-token": f"{_FOREIGN}: Malay `Token API … ialah X`",
-    "nl-pt-br-chave": f"{_FOREIGN}: Portuguese `chave secreta … é X`",
-    "nl-es-mx-clave-wifi": f"{_FOREIGN}: Spanish `la clave del wifi quedó como X`",
     "shape-backtick-inline": f"{_WORDS}: `set `NAME` to `four words``",
     "shape-single-char-class": f"{_WORDS}: eight digits under `puk =`",
     "x-argv-kadmin-w": f"{_ARGV}: `kadmin -w X`, a one-letter option whose letter says nothing (`-w` waits or sets a width elsewhere)",
@@ -323,19 +290,11 @@ _UNFLAGGED_8 = {
     "krb-nslcd-conf",
     "dump-sqlite-dump",
     "dump-psql-expanded",
-    "lang-clojure-edn-secrets",
     "prose-user-wifi-guest",
     "prose-user-passphrase-quote",
     "prose-user-sms-code",
     "prose-reasoning-found-in-history",
     "prose-user-question-echo",
-    "nl-sr",
-    "nl-mn",
-    "nl-te",
-    "nl-cy",
-    "nl-eu",
-    "nl-pt-br-chave",
-    "nl-es-mx-clave-wifi",
     "shape-backtick-inline",
     "shape-single-char-class",
     "x-argv-netbird-k",
@@ -396,10 +355,6 @@ BATCHES: dict[int, Batch] = {
         107,
         26,
         _LIMITS_4,
-        unflagged={
-            "prose-ish": "letters, one digit and a symbol at the end: below the password shape's two digits",
-            "prose-slash-pair": "one word and four digits and a symbol at the end: no symbol between letters or digits",
-        },
         damaged={
             "x-auth-ok-scope": '`auth("reports:read")`: a scope in a call named `auth` reads as a `user:password` pair',
             "x-pgpass-ok-times": "`sha:1234:abcd:ef:0123456789` after another line: a colon record of five fields ending in ten digits reads as a .pgpass line",
@@ -449,14 +404,13 @@ BATCHES: dict[int, Batch] = {
             if k
             in {
                 "dburl-nats-token-userinfo",
-                "nl-bg",
-                "nl-ja-token",
                 "shape-digits-pin",
                 "shape-unicode-letters",
                 "x-desc-android-token-literal",
             }
         },
         damaged={
+            "x-pr-ok-1password": "`the password in 1Password`: the structure reader takes the word after `password in` as a directive's value",
             "x-pos-ok-verify-key": '`nacl.signing.VerifyKey("<64 hex>")`: 64 hex digits in a call named for a key read as an Ed25519 private key\'s seed (a verify key is public)',
         },
     ),

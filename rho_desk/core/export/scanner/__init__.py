@@ -32,6 +32,8 @@ joined by ``0xFF``) in this order:
    credential noun said in words, in English or another language, a few words, a verb or a sign,
    then the value ("the passphrase … is '…'", ``Passwort … lautet X``, ``密码是 X``, recovery
    codes listed under their label; a tool's ``New value: X`` under a line naming a credential);
+   **sentences** (``_sentences``): a word shaped as a password or a token on the line of a
+   credential noun of any language (``_nouns``' table of stems), whatever the words between;
    **transcripts** (``_transcripts``): a shell's or a REPL's prompt line naming a credential and
    the value printed on the line after it, Redis' numbered replies; **key material**
    (``_material``): lines of key material or codes that what stands around them names (an

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 67
+RULESET_VERSION: Final = 68
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -237,7 +237,12 @@ and their lines of material past the listing limit, the generated fields of a cr
 account file's records (``user:X:10``, ``url user X``).
 66: a directive line's statements (``A x; MqttPassword X; …``) are each read for a credential word
 and its value, not only the first; a quoted string of words is split again when one of them names
-a credential; a name after a query's ``key=`` (``?cmnd=WebPassword X``, once URL-decoded) is one."""
+a credential; a name after a query's ``key=`` (``?cmnd=WebPassword X``, once URL-decoded) is one.
+68: sentences (``_sentences``): a word shaped as a password or a token (a symbol of passwords
+inside letters and digits; 16 or more random-looking letters and digits; words joined by dashes
+and a number; after ``NOUN:``, both cases and digits) on the line of a credential noun of any of
+seventy languages (``_nouns``: stems, every spelling), after it or just before it, whatever the
+words between say; prose's ``:`` between digits (a time) is no sign after words."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -312,7 +312,7 @@ def _near(data: bytes, pos: int) -> Hit | None:
             value
             and value[0] not in _MARKUP
             and not value.startswith(b"[secret")
-            and b"://" not in value
+            and b"/" not in value  # a path or a URL
             and max(value) < 0x80  # a word of the sentence (måste, caractères), not a value
             and secretish(value, quoted=False)
         ):
@@ -333,6 +333,8 @@ def _prose(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None
     link = (m.group("link") or b"").strip()
     gap = m.group("gap") or b""
+    if link == b":" and data[m.start("link") - 1 : m.start("link")].isdigit():
+        return None  # a time or a ratio (``am 2026-12-07T06:36:39Z``), not a sign after words
     spend(m.end() - m.start())
     if noun in _CODE_NOUNS:
         return _codes(data, m.end() if link else m.end("noun")) if link or gap == b"" else None

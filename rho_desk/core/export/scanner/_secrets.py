@@ -154,6 +154,7 @@ from ._rules import (
     token_passes,
     unescaped_start,
 )
+from ._sentences import sentence_passes
 from ._structure import structure_hits, structure_rules
 from ._transcripts import transcript_passes
 from ._views import (
@@ -961,6 +962,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *grammar_passes(),
         *command_passes(),
         *prose_passes(),
+        *sentence_passes(),
         *named_passes(),
         *transcript_passes(),
         *material_passes(),
