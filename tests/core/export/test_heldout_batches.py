@@ -265,7 +265,7 @@ _LIMITS_8: dict[str, str] = {
     "x-argv-ldap-conf-bindpw": f"{_DIRECTIVE}: ldap.conf `BINDPW X` in grep rows",
     "x-argv-kickstart-sshpw": f"{_DIRECTIVE}: kickstart `sshpw --username=root X --plaintext`",
     "x-argv-restic-password-command": f'{_PRINTED}: restic `--password-command "echo X"`',
-    "x-argv-aerc-source-cred-cmd": f'{_PRINTED}: aerc `source-cred-cmd = "echo X"`',
+    "x-argv-aerc-source-cred-cmd": f'{_PRINTED}: aerc `source-cred-cmd = "echo X"`, found raw, not inside the export’s JSON string',
     "x-argv-askpass-script-echo": f"{_PRINTED}: an askpass script's lone `echo 'X'`",
     # further forms of the causes fixed since (key material and codes on lines of their own,
     # records of credential files, encodings) that still leak

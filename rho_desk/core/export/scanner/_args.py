@@ -293,6 +293,42 @@ def _positional_value(text: bytes, *, near: bool, verbs: bool, otp: bool) -> tup
     return None
 
 
+_DIRECTIVE_CUT: Final = re.compile(rb"[/\\:>]")
+_PRINTS: Final = re.compile(
+    rb"[a-z_\-]{0,24}(?:pass|pwd|password|passwd|cred|secret|token)[a-z_\-]*(?:cmd|command|eval)[=:]?",
+    re.I,
+)
+"""A setting or option naming the command that prints a password (mbsync's ``PassCmd``, msmtp's
+``passwordeval``, aerc's ``source-cred-cmd``, restic's ``--password-command``)."""
+_PRINTER: Final = re.compile(rb"(echo|printf)[ \t]+(?:-[neE]{1,3}[ \t]+)?(?:%s(?:\\n)?[ \t]+)?")
+
+
+def _printed_literal(w: Word) -> tuple[int, int] | None:
+    """The literal the command in ``w`` prints (``echo X Y``, ``printf %s 'X'``), its span."""
+    m = _PRINTER.match(w.text)
+    if m is None:
+        return None
+    a, b = m.end(), len(w.text)
+    while a < b and w.text[a] in b"'\"":
+        a += 1
+    while b > a and w.text[b - 1] in b"'\";":
+        b -= 1
+    return w.span(a, b) if _taken(w.text[a:b]) or b" " in w.text[a:b] else None
+
+
+def _directive_value(args: Sequence[Word]) -> tuple[int, int] | None:
+    """A directive named as a password (``bindpw X``, ``rootpw --plaintext X``, ``sshpw
+    --username=u X``): its first argument that is no option and reads as a password (not a
+    hash: ``{SSHA}…``, ``$6$…``)."""
+    for w in args[1:]:
+        if w.text.startswith(b"-") and not w.lead:
+            continue
+        if w.text.startswith((b"{", b"$")):
+            return None
+        return w.span(0, len(w.text)) if _taken(w.text) else None
+    return None
+
+
 def any_values(
     words: Sequence[Word], start: int, end: int, fed: Sequence[Word]
 ) -> list[tuple[int, int]]:
@@ -313,6 +349,18 @@ def any_values(
     verbs: list[int] = []  # the positions of the verbs among the words that are no option
     position = 0
     otp = any(_OTP.search(w.text) is not None for w in args[:4])
+    head = _DIRECTIVE_CUT.split(args[0].text)[-1]
+    if not args[0].lead and _password_option(head) and b"=" not in head:
+        found = _directive_value(args)
+        if found is not None:
+            out.append(found)
+    for n, w in enumerate(args[:-1]):
+        name = (head if n == 0 else w.text).split(b"=", 1)[0].lstrip(b"-")
+        if _PRINTS.fullmatch(name) is not None:
+            nxt = args[n + 1] if args[n + 1].text != b"=" or n + 2 >= len(args) else args[n + 2]
+            printed = _printed_literal(nxt)
+            if printed is not None:
+                out.append(printed)
     after_option = False
     for n, w in enumerate(args):
         text = w.text
@@ -380,6 +428,9 @@ ANY_GATES: Final = (
     rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?[a-z2-7]{16}",
     rb"(?:otp|oath|2fa|mfa)[^\n]*[ \t]['\"]?[a-z2-7]{16}",
     rb"-(?:[a-z]+-)*(?:key|token|licen[cs]e|serial)[ \t=]+['\"]?[0-9a-f]{8}-",
+    # a directive named as a password (bindpw X); a setting naming the command printing one
+    rb"(?:^|[\s:>]|\\[nrt])[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)[ \t]+[^\s]",
+    rb"(?:cmd|command|eval)['\"]?[ \t=]+['\"]?(?:echo|printf)[ \t]",
     # standard input: a literal echoed or printed into a command, a here-string
     rb"(?:echo|printf)[ \t]" + _IN_LINE + rb"\|",
     rb"<<<",
