@@ -428,8 +428,11 @@ ANY_GATES: Final = (
     rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?[a-z2-7]{16}",
     rb"(?:otp|oath|2fa|mfa)[^\n]*[ \t]['\"]?[a-z2-7]{16}",
     rb"-(?:[a-z]+-)*(?:key|token|licen[cs]e|serial)[ \t=]+['\"]?[0-9a-f]{8}-",
-    # a directive named as a password (bindpw X); a setting naming the command printing one
-    rb"(?:^|[\s:>]|\\[nrt])[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)[ \t]+[^\s]",
+    # a directive named as a password, first on its line (bindpw X); a setting naming the
+    # command that prints one
+    rb"(?:^|[\n\r+]|\\[nrt]|[0-9]:)[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)[ \t]+"
+    + _IN_LINE
+    + rb"[0-9]",
     rb"(?:cmd|command|eval)['\"]?[ \t=]+['\"]?(?:echo|printf)[ \t]",
     # standard input: a literal echoed or printed into a command, a here-string
     rb"(?:echo|printf)[ \t]" + _IN_LINE + rb"\|",
