@@ -160,7 +160,6 @@ _LIMITS_3: dict[str, str] = {
     "url-phpsessid": "`PHPSESSID=X` outside a Cookie header: the gate's keywords are not in the name",
     "x-cfg-pgpass-grep-rows": "a .pgpass line in grep rows: the row's `path:1:` reads as its first fields",
     "x-code-swift-keychain-set": 'Swift `keychain.set("X", forKey: "token")`: the name comes after the value',
-    "x-cfg-pam-ldap-bindpw": "pam_ldap `bindpw X`: no keyword of the gate in the name",
     "url-mattermost-hook": "a Mattermost webhook URL (`/hooks/<26>`) under a neutral name",
 }
 _UNFLAGGED_3_KEY_ID = (
@@ -231,7 +230,6 @@ _DIRECTIVE = "a directive `name X` whose name or layout no reader takes as a cre
 _PROSE_8 = "prose in English: the value after words that are no link or name no credential"
 
 _LIMITS_8: dict[str, str] = {
-    "mail-mbsync-passcmd-echo": f'{_PRINTED}: mbsync `PassCmd "echo X"` with four letter groups',
     "mail-alpine-pinerc": f"{_RECORD}: `# host user X` in a comment, a passfile's line",
     "bot-maubot-config": f"{_NAME}: maubot `admins:` / `mv: X`: a password under its user's name",
     "bot-znc-conf": f"{_DIRECTIVE}: znc.conf `Server = host +port X`",
@@ -245,9 +243,7 @@ _LIMITS_8: dict[str, str] = {
     "iot-thingspeak-write": f'{_POSITION}: `ThingSpeak.writeFields(channel, "X")`',
     "err-php-pdo-trace": f"{_POSITION}: `PDO->__construct('mysql:…', 'user', 'X')` in a PHP stack trace",
     "fx-laravel-seeder": f"{_NAME}: `'password' => Hash::make('X')`: the literal inside a call under a credential key",
-    "sys-kickstart-rootpw": f"{_DIRECTIVE}: kickstart `rootpw --plaintext X`",
     "proxy-cntlm-password-plain": f"{_DIRECTIVE}: cntlm.conf `Password<tab>X` in grep rows, no section around",
-    "krb-nslcd-conf": f"{_DIRECTIVE}: nslcd.conf `bindpw X`",
     "dump-pg-copy": f"{_TABLE}: pg_dump `COPY t (…, key, …) FROM stdin;` and its tab-separated rows",
     "dump-sqlite-dump": f"{_TABLE}: sqlite `.dump`: `INSERT INTO t VALUES(…,'X')`, the columns named in the CREATE TABLE above",
     "dump-psql-expanded": f"{_TABLE}: psql `\\x` expanded record `client_secret | X`",
@@ -261,10 +257,6 @@ _LIMITS_8: dict[str, str] = {
     "shape-single-char-class": f"{_WORDS}: eight digits under `puk =`",
     "x-argv-kadmin-w": f"{_ARGV}: `kadmin -w X`, a one-letter option whose letter says nothing (`-w` waits or sets a width elsewhere)",
     "x-argv-netbird-k": f"{_ARGV}: `netbird up -k <uuid>`: a UUID after a one-letter option reads as an id",
-    "x-argv-slapd-rootpw": f"{_DIRECTIVE}: slapd.conf `rootpw  X`",
-    "x-argv-ldap-conf-bindpw": f"{_DIRECTIVE}: ldap.conf `BINDPW X` in grep rows",
-    "x-argv-kickstart-sshpw": f"{_DIRECTIVE}: kickstart `sshpw --username=root X --plaintext`",
-    "x-argv-restic-password-command": f'{_PRINTED}: restic `--password-command "echo X"`',
     "x-argv-aerc-source-cred-cmd": f'{_PRINTED}: aerc `source-cred-cmd = "echo X"`, found raw, not inside the export’s JSON string',
     "x-argv-askpass-script-echo": f"{_PRINTED}: an askpass script's lone `echo 'X'`",
     # further forms of the causes fixed since (key material and codes on lines of their own,
@@ -275,7 +267,6 @@ _LIMITS_8: dict[str, str] = {
     "x-rec-passfile-comment": f"{_RECORD}: `# host user X` under `# saved password (plaintext):`",
 }
 _UNFLAGGED_8 = {
-    "mail-mbsync-passcmd-echo",
     "bot-maubot-config",
     "bot-znc-conf",
     "ds-airflow-cfg-fernet",
@@ -286,8 +277,6 @@ _UNFLAGGED_8 = {
     "vpn-wg-show-dump",
     "iot-thingspeak-write",
     "err-php-pdo-trace",
-    "sys-kickstart-rootpw",
-    "krb-nslcd-conf",
     "dump-sqlite-dump",
     "dump-psql-expanded",
     "prose-user-wifi-guest",
@@ -298,7 +287,6 @@ _UNFLAGGED_8 = {
     "shape-backtick-inline",
     "shape-single-char-class",
     "x-argv-netbird-k",
-    "x-argv-restic-password-command",
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
 }
