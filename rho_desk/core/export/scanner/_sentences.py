@@ -81,7 +81,8 @@ _PLAUSIBLE: Final = re.compile(
     rb"[A-Za-z0-9][!#$%&*+^~]|[A-Za-z0-9_\-]{16}|(?::|\xef\xbc\x9a|\xd5\x9d)[ \t]*[!-~]{8}"
 )
 """A superset of a word ``shaped`` accepts: a symbol after a letter or digit, or 16 letters and
-digits in a row. Most nouns have none near: one search, and the pass is done."""
+digits in a row. Most nouns have none on their line (a table's header, ``| key | value |``): one
+search of the line, and the pass is done."""
 _DIGITS: Final = tuple(bytes((c,)) for c in b"0123456789")
 _LETTERS: Final = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -278,14 +279,14 @@ def _sentence(data: bytes, m: re.Match[bytes]) -> Hit | None:
     start = m.start()
     lo = max(0, start - _BEFORE)
     spend(_BEFORE + _AFTER)
-    if _PLAUSIBLE.search(data, lo, start + _AFTER) is None:
-        return None
     end = _noun_end(data, start)
     if end < 0 or data.startswith(b"[secret redacted", start - 1):
         return None  # the redaction's own words, read again by the audit
     stop = _BREAK.search(data, end, end + _AFTER)
     hi = stop.start() if stop is not None else min(len(data), end + _AFTER)
     lo = _lead(data, lo, start)
+    if _PLAUSIBLE.search(data, lo, hi) is None:
+        return None  # a table's header, a line of words: nothing on the noun's line to read
     head = start
     while head > lo and data[head - 1] in _NAME:
         head -= 1
