@@ -227,6 +227,12 @@ name word beginning with ``csrf`` or ``xsrf`` (``csrftoken``) is an anti-forgery
 credential's file for the printers: what ``cat`` prints of it is found literally; a literal that
 ``echo`` or ``printf`` writes into a credential's file (``> .vault_pass``, ``| tee …/api.token``)
 is found literally too.
+63: any command's arguments are read by what its words say (``_args``), known to the command table
+or not: an option whose letters name a password (``-pw``, ``/pass``, ``--rootpw``), a user's
+option joined to its password (``-U u%X``), an option's value whose last ``:`` field is random
+(``-y hmac:name:X``), a verb of authentication among the first words (``authorize``,
+``identify``, ``/secure set``) and the random words after it, licence-key groups and base32 seeds
+after an option, a random literal piped or given as a here-string to a command that authenticates.
 64: key material and one-time codes on lines of their own (``key-material``): an armored block
 naming a seed, a secret, a licence or a key that is not public, a google-authenticator file,
 codes under a heading naming recovery or backup codes, a hex key beside its cipher or a Kerberos
@@ -235,14 +241,27 @@ printers: a subcommand that generates or exports a key, ``base64`` of a file, fi
 material (``keyfile``, ``.erlang.cookie``, ``.google_authenticator``, ``*-recovery-codes.txt``)
 and their lines of material past the listing limit, the generated fields of a credential or
 account file's records (``user:X:10``, ``url user X``).
+65: a credential name as the last subscript of a chain (``default['db']['password'] = …``,
+``os.environ["TOKEN"] = …``); a name and its value in sibling fields (``label``/``type``/``name``
+beside ``value``, a store's path as the name, ``"value": ["X"]``, ``"NAME": {"value": X}`` on one
+line); a key/value table whose columns are named otherwise (``variable_name | variable_value``,
+``path | value``, ``k | v``).
 66: a directive line's statements (``A x; MqttPassword X; …``) are each read for a credential word
 and its value, not only the first; a quoted string of words is split again when one of them names
 a credential; a name after a query's ``key=`` (``?cmnd=WebPassword X``, once URL-decoded) is one.
+67: a credential passed by position to a client's call (``_calls``), read by the call's structure:
+a callee whose names say authentication or a client of a service; the password after a user,
+after a host and a port, alone in an authenticating call when it looks random, or as the second
+literal of a ``"%s:%s"`` format.
 68: sentences (``_sentences``): a word shaped as a password or a token (a symbol of passwords
 inside letters and digits; 16 or more random-looking letters and digits; words joined by dashes
 and a number; after ``NOUN:``, both cases and digits) on the line of a credential noun of any of
 seventy languages (``_nouns``: stems, every spelling), after it or just before it, whatever the
-words between say; prose's ``:`` between digits (a time) is no sign after words."""
+words between say; prose's ``:`` between digits (a time) is no sign after words.
+69: a directive line whose first word names a password by its letters (``bindpw X``, ``rootpw
+--plaintext X``) gives its first argument that is no option; a setting or option naming the
+command that prints a password (``PassCmd``, ``passwordeval``, ``--password-command``) gives the
+literal its ``echo`` or ``printf`` prints."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
