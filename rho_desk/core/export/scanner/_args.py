@@ -420,9 +420,12 @@ ANY_GATES: Final = (
     rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?(?:[^\s:'\"]+:){1,2}[^\s:'\"/]{8}",
     rb"[\s'\"][a-z0-9_.\-\\]+(?:/[a-z0-9_.\-]+)?:[^\s@/:'\"]{6}[^\s@/:'\"]*@[a-z0-9]",
     # a verb of authentication, then a word with a digit
-    rb"(?:login|logon|signin|auth|identify|unlock|unseal|passwd|secure|tsig|oper|kinit|credential|user|ipk|join|crypt)[a-z_\-]*['\"]?[ \t]+"
+    rb"(?:login|logon|signin|auth|identify|unlock|unseal|passwd|secure|tsig|oper|kinit|credential|ipk|join|crypt)[a-z_\-]*['\"]?[ \t]+"
     + _IN_LINE
     + rb"[0-9]",
+    # a user's record after ``user``/``users`` (3proxy's ``users name:CL:X``); ``user`` alone is
+    # no verb of the gate: code's ``user_count = … 117`` filled a session's trigger lines
+    rb"users?[ \t]+['\"]?[a-z0-9_.\-]+:[^\s]",
     # key shapes among the arguments: a licence's groups, a base32 seed after an option or an OTP word
     rb"[\s'\"=:](?:[a-z0-9]{2,8}-)?[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){3}",
     rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?[a-z2-7]{16}",
