@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 69
+RULESET_VERSION: Final = 70
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -261,7 +261,9 @@ words between say; prose's ``:`` between digits (a time) is no sign after words.
 69: a directive line whose first word names a password by its letters (``bindpw X``, ``rootpw
 --plaintext X``) gives its first argument that is no option; a setting or option naming the
 command that prints a password (``PassCmd``, ``passwordeval``, ``--password-command``) gives the
-literal its ``echo`` or ``printf`` prints."""
+literal its ``echo`` or ``printf`` prints.
+70: a value read from a line's words ends before the lone ``'`` that closes the string its word
+began (``"curl -H 'Bearer X'"`` inside a JSON string): the quote is not part of the value."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -206,6 +206,8 @@ def _value(w: Word) -> tuple[int, int, bytes] | None:
         end -= 1
     if text.endswith(b"\\r\\n", 0, end):
         end -= 4
+    if text[start:end].count(b"'") == 1 and text.endswith(b"'", 0, end):
+        end -= 1  # the close of a string that a split word began (``"curl -H 'Bearer X'}"``)
     while start < end and text[start] in _TRIM:
         start += 1
     if end <= start:
