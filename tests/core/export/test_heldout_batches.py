@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 8 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 9 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -111,6 +111,21 @@ against them). The same checks run over every batch; what differs is data (``BAT
   option the command table does not know (``kadmin -w``, ``dsadd -pwd``, ``winexe -U u%X``, ``bw
   unlock X``, ``/inpkey:<key>``, ``kinit <<< X``, ``/oper u X``), read by what any command's
   words say (``_args``).
+- batch 9: 309 forms and 44 look-alikes, blind on ``0f9d58e`` (52 leaked, 42 with ``findings:
+  0``; 10 look-alikes damaged): package managers' and cloud CLIs' configuration and auth files
+  (conda, Pipfile, uv, paket, vcpkg, cabal, pub, Julia, jfrog, codeartifact, OpenStack, Akamai,
+  OVH, Tencent, wrangler, cloudflared, Vercel, Netlify, Firebase, Supabase, Fly, ngrok, frp), CI
+  (act, Semaphore, Bitrise, Dagger, Atlantis, Argo CD, Flux, Harness, TeamCity), IaC variants
+  (Terragrunt, Dhall, Pkl, KCL, Nickel, CDKTF, Talos, Kamal, Dokku, quadlets, Group Policy
+  Preferences), observability agents, IDE, editor and AI-tool settings (MCP servers, Continue,
+  aider, Neovim, Emacs, devcontainers, mise, direnv), notebooks, HTTP clients in fifteen
+  languages, URLs of other schemes (RTSP, RTMP stream keys, Apprise, SIP, CVS, VNC, push
+  monitors), SDK constructors and vendor prefixes, framework, ORM and client debug logs (bound
+  parameters, ``http2debug``, ``--log-http``), REPL and shell histories, stack traces printing
+  values, test fixtures, SQL (secrets, replication, links, key arguments of crypto functions),
+  database and system clients, code in more languages (builders, designated initializers, HDL
+  key literals), encodings, mobile, game and embedded tooling, prose in twenty more languages
+  and in transliteration, chat and issue formats.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -290,6 +305,114 @@ _UNFLAGGED_8 = {
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
 }
+# batch 9, by cause (new causes; the others are batch 6's, 7's and 8's)
+_URL_PATH = (
+    "a credential in a URL's path or in the userinfo of a scheme the URL reader does not know"
+)
+_LOGGED = (
+    "a value a log prints by position (bound parameters, a filled-in statement), no name beside it"
+)
+_SEPARATOR = "a credential name and its value joined by a separator no reader knows"
+_PROSE_9 = "prose: the value after words that are no link or name of a credential"
+
+_LIMITS_9: dict[str, str] = {
+    "pkgm-condarc-channel-token": f"{_URL_PATH}: a conda channel's `/t/<token>/` path segment",
+    "cloud-cloudflared-service-install": f"{_ARGV}: `cloudflared service install <token>` by position",
+    "obs-uptime-kuma-push": f"{_URL_PATH}: push monitors' `/api/push/<token>` and healthchecks' `hc-ping.com/<uuid>`",
+    "ide-heidisql-settings": f"{_SEPARATOR}: HeidiSQL's `Servers\\…\\Password<|||>1<|||>X`",
+    "http-restsharp-authenticator": f'{_POSITION}: `new HttpBasicAuthenticator("user", "X")`',
+    "http-haproxy-set-header": 'an Authorization value set by a proxy\'s directive: HAProxy `http-request set-header Authorization "Basic <base64>"`',
+    "url-youtube-stream-key": f'{_NAME}: OBS service.json `"key":` beside `"server": "rtmp://…"` (a stream key)',
+    "url-alchemy-key-path": f"{_URL_PATH}: Alchemy's `/v2/<key>`",
+    "url-cvs-pserver": f"{_URL_PATH}: CVS's `:pserver:user:X@host:/root`",
+    "url-sip-uri-password": f"{_URL_PATH}: `sip:user:X@host`",
+    "sdk-launchdarkly-sdk-key": f'{_POSITION}: `Config("sdk-<uuid>")`: a vendor prefix the catalogue does not hold',
+    "sdk-firecrawl-exa": f'{_POSITION}: `Exa("<uuid>")` in reasoning prose',
+    "sdk-dropbox-short-lived": f'{_POSITION}: `dropbox.Dropbox("sl.u.…")`: a vendor prefix the catalogue does not hold',
+    "log-efcore-sensitive-params": f"{_LOGGED}: EF Core's `[Parameters=[@p0='u' …, @p1='X' …]`",
+    "log-mybatis-parameters": f"{_LOGGED}: MyBatis' `==> Parameters: u(String), X(String)`",
+    "log-sequelize-executing": f"{_LOGGED}: Sequelize's `Executing (default): INSERT … VALUES (…,'whsec_…')`",
+    "log-p6spy-line": f"{_LOGGED}: p6spy's filled-in `INSERT … (bind_dn, bind_pw) VALUES ('…', 'X')`",
+    "hist-mysql-history-040": f"{_ENCODED}: ~/.mysql_history writes spaces as `\\040`: `IDENTIFIED\\040BY\\040'X'`",
+    "hist-doskey-history": f"{_ARGV}: `net use Z: \\\\nas\\share /user:D\\u X`: the password after `/user:` by position (the `set` line is redacted)",
+    "fx-playwright-fill": f"{_POSITION}: `getByLabel('Password').fill('X')`: the name is in the locator, the value in the next call",
+    "fx-cypress-type": f"{_POSITION}: `cy.get('input[name=password]').type('X')`",
+    "fx-cypress-env-json": f'{_NAME}: `"mailslurpKey": "<64 hex>"` (a digest\'s length; `adminPass` is redacted)',
+    "db-db2-connect-using": f"{_ARGV}: `db2 connect to DB user u using X`",
+    "db-vsql-w": f"{_ARGV}: Vertica's `vsql -w X`",
+    "db-zkcli-addauth": f"{_ARGV}: `addauth digest user:X` in a here-string to zkCli",
+    "sys-networksetup-airport": f'{_ARGV}: `networksetup -setairportnetwork en0 "SSID" X`',
+    "sys-rar-glued": f"{_ARGV}: `rar a -hpX`, glued",
+    "sys-ccrypt-K": f"{_ARGV}: `ccrypt -e -K X`",
+    "sys-pk12util-W": f"{_ARGV}: `pk12util -W X`",
+    "nl-ga": f"{_FOREIGN}: Irish `focal faire`",
+    "nl-lb": f"{_FOREIGN}: Luxembourgish `Passwuert`",
+    "nl-eo": f"{_FOREIGN}: Esperanto `pasvorto`",
+    "nl-la": f"{_FOREIGN}: Latin `tessera arcana`",
+    "nl-fy": f"{_FOREIGN}: West Frisian `wachtwurd`",
+    "nl-gd": f"{_FOREIGN}: Scottish Gaelic `facal-faire`",
+    "nl-su": f"{_FOREIGN}: Sundanese `kecap konci`",
+    "nl-mi": f"{_FOREIGN}: Maori `kupuhipa`",
+    "nl-haw": f"{_FOREIGN}: Hawaiian `ʻōlelo huna`",
+    "nl-zu": f"{_FOREIGN}: Zulu `iphasiwedi`",
+    "nl-so": f"{_FOREIGN}: Somali `furaha sirta`",
+    "nl-ig": f"{_FOREIGN}: Igbo `okwuntughe`",
+    "nl-tt": f"{_FOREIGN}: Tatar `серсүз`, an em dash as the link",
+    "nl-yi": f"{_FOREIGN}: Yiddish `פּאַראָל`",
+    "nl-ku": f"{_FOREIGN}: Kurmanji `şîfre`, the value before the copula",
+    "nl-or": f"{_FOREIGN}: Odia `ପାସୱାର୍ଡ`",
+    "tr-zh-pinyin": f"{_FOREIGN}: Chinese in pinyin (`mima`)",
+    "tr-ja-romaji": f"{_FOREIGN}: Japanese in romaji (`pasuwādo`)",
+    "chat-discord-spoiler": "a Discord bot token between spoiler bars `||…||`",
+    "chat-reasoning-table": f"{_PROSE_9}: a list `- dev: token `<40 hex>` (works)`: 40 hex digits (a SHA-1's length) in backticks",
+    "chat-assistant-answer": f"{_PROSE_9}: `Q: what's the admin password …?` / `A: X`: the answer on the next line",
+    "code-meson-option": f"{_SIBLING}: meson `option('license_key', …, value : 'X')`",
+    "emb-tuya-devices-json": f'{_NAME}: tinytuya devices.json `"key":` alone',
+}
+_UNFLAGGED_9 = {
+    "pkgm-condarc-channel-token",
+    "obs-uptime-kuma-push",
+    "ide-heidisql-settings",
+    "http-restsharp-authenticator",
+    "http-haproxy-set-header",
+    "url-youtube-stream-key",
+    "url-alchemy-key-path",
+    "url-cvs-pserver",
+    "url-sip-uri-password",
+    "sdk-launchdarkly-sdk-key",
+    "sdk-firecrawl-exa",
+    "sdk-dropbox-short-lived",
+    "log-efcore-sensitive-params",
+    "log-p6spy-line",
+    "hist-doskey-history",
+    "fx-cypress-env-json",
+    "db-db2-connect-using",
+    "db-vsql-w",
+    "db-zkcli-addauth",
+    "sys-networksetup-airport",
+    "sys-rar-glued",
+    "sys-ccrypt-K",
+    "sys-pk12util-W",
+    "nl-ga",
+    "nl-lb",
+    "nl-la",
+    "nl-fy",
+    "nl-gd",
+    "nl-su",
+    "nl-mi",
+    "nl-haw",
+    "nl-zu",
+    "nl-so",
+    "nl-ig",
+    "nl-tt",
+    "nl-yi",
+    "nl-ku",
+    "tr-zh-pinyin",
+    "tr-ja-romaji",
+    "chat-reasoning-table",
+    "chat-assistant-answer",
+    "code-meson-option",
+}
 
 
 @dataclass(frozen=True)
@@ -417,6 +540,29 @@ BATCHES: dict[int, Batch] = {
             "ok-systemd-loadcredential": "`LoadCredential=db-password:/path`: a credential's name and file read as the value",
             "ok-django-password-hash": "a Django `pbkdf2_sha256$…` hash under a `password` column (the batch counts a hash as no secret)",
             "ok-ui-labels": '`"settings.apiKey": "API key"`: UI text under a credential-named key',
+        },
+    ),
+    9: Batch(
+        9,
+        309,
+        44,
+        _LIMITS_9,
+        unflagged={
+            k: f"{v}; by shape the second opinion sees nothing to flag"
+            for k, v in _LIMITS_9.items()
+            if k in _UNFLAGGED_9
+        },
+        damaged={
+            "ok-mapbox-public-token": "`mapboxgl.accessToken = 'pk.eyJ…'`: a public token under a credential-named property",
+            "ok-statsig-client-key": '`new StatsigClient("client-…")`: a public client key read as a credential',
+            "ok-recaptcha-turnstile-sitekeys": "a reCAPTCHA site key (public) read as a random value",
+            "ok-oidc-discovery": "the lists after `grant_types_supported` and `token_endpoint_auth_methods_supported` (`client_secret_post`) read as credential values",
+            "ok-traefik-basicauth-hash": "an apr1 hash in Traefik's `basicauth.users=admin:$$apr1$$…` label (the batch counts a hash as no secret)",
+            "ok-qbittorrent-pbkdf2": 'qBittorrent\'s `Password_PBKDF2="@ByteArray(salt:hash)"` (a hash)',
+            "ok-transmission-salted": '`"rpc-password": "{<salted hash>"` as Transmission stores it (a hash)',
+            "ok-efcore-params-hidden": '`("User", "Password", "Created")`: a column list, the word after `"Password"` read as its value',
+            "ok-cucumber-outline": '`with password "<password>" 3 times` and an Examples column `password` holding `wrong`',
+            "ok-sql-no-literal-secret": "DuckDB `CREATE SECRET lake (TYPE S3, PROVIDER credential_chain, REGION 'eu-west-1')`: the region read as the secret",
         },
     ),
 }
