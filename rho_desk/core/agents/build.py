@@ -164,10 +164,14 @@ def build(
             of each revision a previous import wrote, so that the revisions match again).
     """
     sid = session_id or log.session_id
-    log.check_parents()
+    cuts = frozenset(split_after)
+    line_of = _line(log, sid, cuts)
     header = HeaderRecord(4, sid, str(log.created), log.cwd)
     tree = SessionTree(header, source=str(log.path))
-    nodes, leaf_node = _group(log, sid, frozenset(split_after))
+    if line_of is not None:
+        return _build_line(log, sid, tree, header, line_of)
+    log.check_parents()
+    nodes, leaf_node = _group(log, sid, cuts)
     records: list[Record] = [header]
     sources: dict[str, tuple[str, ...]] = {}
     metadata = {SOURCE_AGENT_KEY: log.agent, SOURCE_SESSION_KEY: log.session_id}
@@ -220,6 +224,80 @@ def build(
             line += 1
             tree.apply(leaf, line=line)
             records.append(leaf)
+    path = log.path
+    return AgentSessionFile(
+        path=path,
+        unit=unit_for_path(path),
+        tree=tree,
+        notes=list(log.notes),
+        end=FileEnd(size=log.size, valid_end=log.size, line_count=log.lines),
+        agent=log.agent,
+        log=log,
+        sources=sources,
+        records=records,
+    )
+
+
+def _line(log: AgentLog, sid: str, split_after: frozenset[str]) -> list[_Node] | None:
+    """The revisions of a log whose steps form one line (each the child of the step before it,
+    the last one the leaf: the common case), in order, each the only child of the one before;
+    ``None`` for any other log (:func:`_group` cuts those).
+
+    The cuts are :func:`_group`'s in a line: a prompt, a compaction, the step after a
+    compaction and ``split_after`` start a revision. In a line every parent is already known
+    when its child comes, so :meth:`AgentLog.check_parents` would change nothing.
+    """
+    entries = log.entries
+    if not entries:
+        return None
+    leaf = log.leaf if log.leaf in entries else None
+    items: list[_Node] = []
+    item: _Node | None = None
+    previous: Entry | None = None
+    up: str | None = None
+    for entry in entries.values():
+        if entry.parent != up:
+            return None
+        if (
+            item is None
+            or entry.turn
+            or entry.compaction is not None
+            or previous.compaction is not None  # type: ignore[union-attr]
+            or up in split_after
+        ):
+            node = _Node([entry], node_id_for(sid, entry.id), item)
+            if item is not None:
+                item.children.append(node)
+            items.append(node)
+            item = node
+        else:
+            item.entries.append(entry)
+        previous = entry
+        up = entry.id
+    if leaf is not None and leaf != up:
+        return None  # the agent continues from an earlier step: a branch follows it
+    return items
+
+
+def _build_line(
+    log: AgentLog, sid: str, tree: SessionTree, header: HeaderRecord, items: list[_Node]
+) -> AgentSessionFile:
+    """:func:`build` of a log whose revisions :func:`_line` found: the same records, attached
+    one after the other on the same path (no branch, no ``set_leaf``)."""
+    records: list[Record] = [header]
+    sources: dict[str, tuple[str, ...]] = {}
+    metadata = {SOURCE_AGENT_KEY: log.agent, SOURCE_SESSION_KEY: log.session_id}
+    cache_key = default_prompt_cache_key(sid)
+    state = _State(None, 0, ModelIdentity(log.agent, "", ""), _Turns(), log.created)
+    offsets: dict[str, tuple[str, int]] = {}
+    adopt = tree.adopt
+    line = 1
+    for item in items:
+        line += 1
+        record = _node_record(tree, log, sid, item, state, offsets, metadata, cache_key)
+        state.node = adopt(record, line=line, offset=0)
+        records.append(record)
+        sources[record.id] = tuple([e.id for e in item.entries])
     path = log.path
     return AgentSessionFile(
         path=path,
