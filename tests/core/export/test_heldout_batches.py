@@ -110,7 +110,12 @@ against them). The same checks run over every batch; what differs is data (``BAT
   (37 and 20 look-alikes) for the cause fixed since: a command's argument by position or an
   option the command table does not know (``kadmin -w``, ``dsadd -pwd``, ``winexe -U u%X``, ``bw
   unlock X``, ``/inpkey:<key>``, ``kinit <<< X``, ``/oper u X``), read by what any command's
-  words say (``_args``).
+  words say (``_args``); further forms (5 and 4 look-alikes) for a literal wrapped in code under a
+  credential name (``Secret.fromString('X')``, ``ENV.fetch('K') { 'X' }``, ``[]byte("X")``, a
+  template's ``default('X', true)``), further forms (4 and 3 look-alikes) for an XML element named
+  by an attribute with others after it (``<entry key="smtp.password" type="string">``), further
+  forms (6 and 2 look-alikes) for a quote JSON-escaped before a value in the arguments reader's
+  gate (``outgoing-cred-cmd = "echo X"``, ``oathtool -b "<seed>"``).
 - batch 9: 309 forms and 44 look-alikes, blind on ``0f9d58e`` (52 leaked, 42 with ``findings:
   0``; 10 look-alikes damaged): package managers' and cloud CLIs' configuration and auth files
   (conda, Pipfile, uv, paket, vcpkg, cabal, pub, Julia, jfrog, codeartifact, OpenStack, Akamai,
@@ -226,14 +231,10 @@ _LIMITS_7: dict[str, str] = {
     "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
     "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
     "fw-hibernate-bind": f"{_SIBLING}: Hibernate's `binding parameter [2] … - [X]` after `insert … (email, password)`",
-    "orm-rails-erb-default": f'{_NAME}: ERB `ENV.fetch("DATABASE_PASSWORD") {{ "X" }}`',
-    "iac-cdk-unsafe-plaintext": f'{_NAME}: `masterUserPassword: SecretValue.unsafePlainText("X")`',
-    "app-android-strings-attr": f'{_NAME}: `<string name="mqtt_pass" translatable="false">X`',
     "dburl-nats-token-userinfo": f"{_NAME}: a token as a URL's userinfo, `nats://X@host`",
     "dburl-go-snowflake-dsn": f"{_NAME}: Go Snowflake DSN `user:X@account/db/schema`, no scheme",
     "shape-digits-pin": f"{_WORDS}: eight digits under `pin_code:`",
     "shape-unicode-letters": f"{_WORDS}: non-ASCII letters under `contraseña_admin:`",
-    "x-desc-android-token-literal": f'{_NAME}: `<string name="mqtt_token" translatable="false">X`',
 }
 
 
@@ -257,7 +258,6 @@ _LIMITS_8: dict[str, str] = {
     "vpn-wg-show-dump": f"{_TABLE}: `wg show all dump`: a tab-separated row with no header",
     "iot-thingspeak-write": f'{_POSITION}: `ThingSpeak.writeFields(channel, "X")`',
     "err-php-pdo-trace": f"{_POSITION}: `PDO->__construct('mysql:…', 'user', 'X')` in a PHP stack trace",
-    "fx-laravel-seeder": f"{_NAME}: `'password' => Hash::make('X')`: the literal inside a call under a credential key",
     "proxy-cntlm-password-plain": f"{_DIRECTIVE}: cntlm.conf `Password<tab>X` in grep rows, no section around",
     "dump-pg-copy": f"{_TABLE}: pg_dump `COPY t (…, key, …) FROM stdin;` and its tab-separated rows",
     "dump-sqlite-dump": f"{_TABLE}: sqlite `.dump`: `INSERT INTO t VALUES(…,'X')`, the columns named in the CREATE TABLE above",
@@ -272,7 +272,6 @@ _LIMITS_8: dict[str, str] = {
     "shape-single-char-class": f"{_WORDS}: eight digits under `puk =`",
     "x-argv-kadmin-w": f"{_ARGV}: `kadmin -w X`, a one-letter option whose letter says nothing (`-w` waits or sets a width elsewhere)",
     "x-argv-netbird-k": f"{_ARGV}: `netbird up -k <uuid>`: a UUID after a one-letter option reads as an id",
-    "x-argv-aerc-source-cred-cmd": f'{_PRINTED}: aerc `source-cred-cmd = "echo X"`, found raw, not inside the export’s JSON string',
     "x-argv-askpass-script-echo": f"{_PRINTED}: an askpass script's lone `echo 'X'`",
     # further forms of the causes fixed since (key material and codes on lines of their own,
     # records of credential files, encodings) that still leak
@@ -280,6 +279,11 @@ _LIMITS_8: dict[str, str] = {
     "x-bare-keybase-paper-key": f"{_ALONE}: a paper key's words under `Here is your secret paper key phrase:`",
     "x-rec-vsftpd-vusers": f"{_RECORD}: vsftpd's virtual users file, user and password on alternate lines",
     "x-rec-passfile-comment": f"{_RECORD}: `# host user X` under `# saved password (plaintext):`",
+    # further forms of the causes fixed since (a literal wrapped in code under a credential name,
+    # an element named by an attribute among others, a quote JSON-escaped before a value)
+    "x-wrap-spring-encode": f'{_NAME}: `setPassword(passwordEncoder.encode("X"))`: a credential-named call whose first argument is a call, not a literal',
+    "x-esc-vdirsyncer-fetch": f'{_PRINTED}: vdirsyncer `password.fetch = ["command", "echo", "X"]`: the command as a list of strings',
+    "x-esc-isync-json-passcmd": f'{_PRINTED}: `{{"PassCmd": "echo X"}}`: a setting in JSON, no command line read',
 }
 _UNFLAGGED_8 = {
     "bot-maubot-config",
@@ -304,6 +308,8 @@ _UNFLAGGED_8 = {
     "x-argv-netbird-k",
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
+    "x-wrap-spring-encode",
+    "x-esc-vdirsyncer-fetch",
 }
 # batch 9, by cause (new causes; the others are batch 6's, 7's and 8's)
 _URL_PATH = (
@@ -517,7 +523,6 @@ BATCHES: dict[int, Batch] = {
                 "dburl-nats-token-userinfo",
                 "shape-digits-pin",
                 "shape-unicode-letters",
-                "x-desc-android-token-literal",
             }
         },
         damaged={

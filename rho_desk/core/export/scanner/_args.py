@@ -295,7 +295,7 @@ def _positional_value(text: bytes, *, near: bool, verbs: bool, otp: bool) -> tup
 
 _DIRECTIVE_CUT: Final = re.compile(rb"[/\\:>]")
 _PRINTS: Final = re.compile(
-    rb"[a-z_\-]{0,24}(?:pass|pwd|password|passwd|cred|secret|token)[a-z_\-]*(?:cmd|command|eval)[=:]?",
+    rb"[a-z_.\-]{0,24}(?:pass|pwd|password|passwd|cred|secret|token|auth)[a-z_.\-]*(?:cmd|command|eval)[=:]?",
     re.I,
 )
 """A setting or option naming the command that prints a password (mbsync's ``PassCmd``, msmtp's
@@ -415,34 +415,34 @@ ANY_GATES: Final = (
     # an option named by its letters: -pw X, /pass X, --rootpw=X, --pasword=X
     rb"(?:^|[\s'\"=])(?:--?|/)(?:[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)|pass|p[a-z]{0,2}s[a-z]{2,5}d)(?:[\s=:'\"]|$)",
     # a user's option joined to its password: -U user%X
-    rb"(?:^|[\s'\"])(?:-u|--user|--username|/user:?)[ \t=]*['\"]?[^\s%'\"]{1,64}%[^\s'\"%]",
+    rb"(?:^|[\s'\"])(?:-u|--user|--username|/user:?)[ \t=]*(?:\\{0,7}['\"])?[^\s%'\"]{1,64}%[^\s'\"%]",
     # an option's value whose last field may be random: -n user:X, -y alg:name:X; user:X@host
-    rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?(?:[^\s:'\"]+:){1,2}[^\s:'\"/]{8}",
+    rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+(?:\\{0,7}['\"])?(?:[^\s:'\"]+:){1,2}[^\s:'\"/]{8}",
     rb"[\s'\"][a-z0-9_.\-\\]+(?:/[a-z0-9_.\-]+)?:[^\s@/:'\"]{6}[^\s@/:'\"]*@[a-z0-9]",
     # a verb of authentication, then a word with a digit
-    rb"(?:login|logon|signin|auth|identify|unlock|unseal|passwd|secure|tsig|oper|kinit|credential|ipk|join|crypt)[a-z_\-]*['\"]?[ \t]+"
+    rb"(?:login|logon|signin|auth|identify|unlock|unseal|passwd|secure|tsig|oper|kinit|credential|ipk|join|crypt)[a-z_\-]*(?:\\{0,7}['\"])?[ \t]+"
     + _IN_LINE
     + rb"[0-9]",
     # a user's record after ``user``/``users`` (3proxy's ``users name:CL:X``); ``user`` alone is
     # no verb of the gate: code's ``user_count = … 117`` filled a session's trigger lines
-    rb"users?[ \t]+['\"]?[a-z0-9_.\-]+:[^\s]",
+    rb"users?[ \t]+(?:\\{0,7}['\"])?[a-z0-9_.\-]+:[^\s]",
     # key shapes among the arguments: a licence's groups, a base32 seed after an option or an OTP word
     rb"[\s'\"=:](?:[a-z0-9]{2,8}-)?[a-z0-9]{4,6}(?:-[a-z0-9]{4,6}){3}",
-    rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+['\"]?[a-z2-7]{16}",
-    rb"(?:otp|oath|2fa|mfa)[^\n]*[ \t]['\"]?[a-z2-7]{16}",
-    rb"-(?:[a-z]+-)*(?:key|token|licen[cs]e|serial)[ \t=]+['\"]?[0-9a-f]{8}-",
+    rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+(?:\\{0,7}['\"])?[a-z2-7]{16}",
+    rb"(?:otp|oath|2fa|mfa)[^\n]*[ \t](?:\\{0,7}['\"])?[a-z2-7]{16}",
+    rb"-(?:[a-z]+-)*(?:key|token|licen[cs]e|serial)[ \t=]+(?:\\{0,7}['\"])?[0-9a-f]{8}-",
     # a directive named as a password, first on its line (bindpw X); a setting naming the
     # command that prints one
     rb"(?:^|[\n\r+]|\\[nrt]|[0-9]:)[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)[ \t]+"
     + _IN_LINE
     + rb"[0-9]",
-    rb"(?:cmd|command|eval)['\"]?[ \t=]+['\"]?(?:echo|printf)[ \t]",
+    rb"(?:cmd|command|eval)(?:\\{0,7}['\"])?[ \t=:]+(?:\\{0,7}['\"])?(?:echo|printf)[ \t]",
     # standard input: a literal echoed or printed into a command, a here-string
     rb"(?:echo|printf)[ \t]" + _IN_LINE + rb"\|",
     rb"<<<",
 )
 """What marks a line ``any_values`` may find something on (caseless, lower case): ``_argv`` adds
-these to its gate."""
+these to its gate. A quote around a value may be JSON-escaped (``--key \\"X\\"`` in an export)."""
 ANY_LITERALS: Final = (
     rb"[ \t]-|/user|-u|user|@|login|logon|signin|auth|identify|unlock|unseal|secure|tsig|oper|kinit"
     rb"|cred|ipk|join|crypt|otp|oath|2fa|mfa|licen|serial|echo|printf|<<<|[a-z0-9]{4}-[a-z0-9]{4}"

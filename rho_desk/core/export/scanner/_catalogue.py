@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 70
+RULESET_VERSION: Final = 71
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -263,7 +263,14 @@ words between say; prose's ``:`` between digits (a time) is no sign after words.
 command that prints a password (``PassCmd``, ``passwordeval``, ``--password-command``) gives the
 literal its ``echo`` or ``printf`` prints.
 70: a value read from a line's words ends before the lone ``'`` that closes the string its word
-began (``"curl -H 'Bearer X'"`` inside a JSON string): the quote is not part of the value."""
+began (``"curl -H 'Bearer X'"`` inside a JSON string): the quote is not part of the value.
+71: a literal wrapped in code under a credential name (``Hash::make('X')``,
+``unsafePlainText("X")``, ``ENV.fetch(…) { "X" }``, a template's ``default('X')``): the first quoted
+string after the call's head that reads as a credential; an XML element named by its ``name`` or
+``key`` attribute with other attributes after it (``<string name="api_key"
+translatable="false">X``); a quote JSON-escaped before a value in the arguments reader's gate
+(``cmd = \\"echo X\\"``, ``-b \\"<seed>\\"``) and a setting naming ``auth``, dotted, that prints
+the password (``backend.auth.cmd``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -52,6 +52,7 @@ from ._values import (
     shannon,
     value_span,
     within_store_reference,
+    wrapped_literal,
 )
 from ._work import spend
 
@@ -308,7 +309,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
             not command and literal_value(value, quoted=True, name=name)
         ):
             return Hit(rule, start, end, value)
-        return None
+        inner = wrapped_literal(data, start, end)  # "{{ lookup(…) | default('X') }}"
+        return None if inner is None else Hit(rule, *inner, data[inner[0] : inner[1]])
     if value.endswith(b":"):
         return None  # the next name of a list of names (the pattern's guard refuses these too)
     if sep.endswith(b">") and not sep.endswith(b"=>"):
@@ -323,6 +325,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     config = config_value(data, name_start, name, m.group("sep"), start, end)
     if config is not None and literal_value(data[config[0] : config[1]], quoted=False, name=name):
         return Hit(rule, config[0], config[1], data[config[0] : config[1]])
+    if (inner := wrapped_literal(data, start)) is not None:
+        return Hit(rule, *inner, data[inner[0] : inner[1]])  # Hash::make('X'), fetch(…) { "X" }
     if not secretish(value, quoted=False) or key_id(value, name):
         return None
     return Hit(rule, start, end, value)

@@ -126,10 +126,13 @@ _ELEMENT: Final = re.compile(
     re.IGNORECASE,
 )
 _ELEMENT_GATE: Final = (
-    _KEYWORD + rb"[a-z0-9_.:]{0,40}(?:[ \t]{1,4}[a-z0-9_:\-]{1,40}=|\\{0,7}[\"']>)"
+    _KEYWORD + rb"[a-z0-9_.:]{0,40}(?:(?:\\{0,7}[\"'])?[ \t]{1,4}[a-z0-9_:\-]{1,40}=|\\{0,7}[\"']>)"
 )
 _TAG_OPEN: Final = re.compile(rb"<(?:[A-Za-z_][A-Za-z0-9_\-]{0,30}:)?$")
 _NAME_ATTR: Final = re.compile(rb"(?:name|key|id)[ \t]*=[ \t]*\\{0,7}[\"']$", re.IGNORECASE)
+_NAMING_ATTR: Final = re.compile(rb"[ \t](?:name|key)[ \t]*=[ \t]*\\{0,7}[\"']$", re.IGNORECASE)
+"""An attribute that names its element even with attributes after it (``<string name="api_key"
+translatable="false">``; an ``id`` names a node of a page, whose text is a label)."""
 
 
 def _element(data: bytes, m: re.Match[bytes]) -> Hit | None:
@@ -142,9 +145,13 @@ def _element(data: bytes, m: re.Match[bytes]) -> Hit | None:
             return None
         local = name
     else:
-        # the keyword is in an attribute naming the element: ``name="db.password">``
-        if _NAME_ATTR.search(lead) is None or m.group("attrs"):
-            return None
+        # the keyword is in an attribute naming the element: ``name="db.password">``, other
+        # attributes after it or not (``name="mqtt_pass" translatable="false">``)
+        attrs = m.group("attrs")
+        if _NAME_ATTR.search(lead) is None or (
+            attrs and (_NAMING_ATTR.search(lead) is None or attrs.rstrip().endswith(b"/"))
+        ):
+            return None  # an id names a node of a page; <add key="…" value="…" /> has no text
         local = name.rsplit(b".", 1)[-1]
     if not name_is_credential(local.decode("ascii", "replace")):
         return None

@@ -40,6 +40,7 @@ __all__ = [
     "tab_lead",
     "value_span",
     "within_store_reference",
+    "wrapped_literal",
 ]
 
 VALUE_MAX: Final = 512
@@ -851,3 +852,49 @@ def config_value(
     if op == b":" and data.find(b" = ", start, line_end) >= 0:
         return None  # password: Optional[str] = None: a type and a default
     return start, line_end
+
+
+_EXPRESSION: Final = re.compile(
+    rb"(?:<%[=-]?[ \t]{0,4}|\{\{-?[ \t]{0,4})?(?:new[ \t]+)?(?:\[\])?"
+    rb"[A-Za-z_][A-Za-z0-9_]{0,60}(?:(?:\.|::|->)[A-Za-z_][A-Za-z0-9_]{0,60}){0,6}[ \t]?\("
+)
+"""A value that is code calling something: ``SecretValue.unsafePlainText(``, ``Hash::make(``,
+``[]byte(``, ``Secret.fromString(``, in a template's tag too (``<%= ENV.fetch(``, ``{{ lookup(``)."""
+_EXPRESSION_MAX: Final = 200
+_WRAPPED: Final = re.compile(rb"(?=[^\d]{0,255}\d)(?=[^A-Za-z]{0,255}[A-Za-z])[^\s/\\]{8,256}")
+"""A literal in code that reads as a credential: 8 bytes or more with letters and digits, no space,
+path or escape (not a variable's name, a label, ``prod/db``, ``/prod/api/token``)."""
+_LITERAL_OPEN: Final = re.compile(rb"\\{0,7}[\"']")
+_EXPRESSION_END: Final = re.compile(rb"[\r\n\x00\xff]|\\{1,7}n")
+
+
+def wrapped_literal(data: bytes, start: int, limit: int = -1) -> tuple[int, int] | None:
+    """The literal that code standing as a credential name's value wraps, on the value's line (or
+    before ``limit``): of the quoted strings after a call's head, the first that reads as a
+    credential (``ENV.fetch("DB_PASSWORD") { "X" }``: the variable's name does not, its default
+    does; ``Hash::make('X')``, ``unsafePlainText("X")``, ``default('X', true)``). None when the
+    value is no call or wraps no such literal (``getenv("TOKEN")``, ``secretsManager("prod/db")``)."""
+    head = _EXPRESSION.match(data, start)
+    if head is None:
+        return None
+    top = min(len(data), start + _EXPRESSION_MAX if limit < 0 else limit)
+    stop = _EXPRESSION_END.search(data, head.end(), top)
+    top = stop.start() if stop is not None else top
+    pos = head.end()
+    spend(top - start)
+    while (q := _LITERAL_OPEN.search(data, pos, top)) is not None:
+        span = value_span(data, q.start())
+        if span is None or span[1] >= top or span[1] - span[0] > VALUE_MAX:
+            return None
+        value = data[span[0] : span[1]]
+        if (
+            _WRAPPED.fullmatch(value) is not None
+            and secretish(value, quoted=True)
+            and literal_value(value, quoted=True)
+        ):
+            return span[0], span[1]
+        pos = span[1]
+        while data[pos] == 0x5C:
+            pos += 1  # the closing quote's escapes (JSON's \\"), then the quote
+        pos += 1
+    return None
