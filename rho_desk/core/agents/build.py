@@ -74,7 +74,9 @@ never got an answer is given."""
 ATTACHED_PROMPT: Final = "Attached image(s) from tool result"
 """Opens the user message that carries a tool result's images (a Rho result is text only)."""
 _NAMESPACE: Final = uuid.UUID("9c4b6f52-3f0e-4a57-9d6e-2d1f0b8a7c31")
-_NAMESPACE_BYTES: Final = _NAMESPACE.bytes
+_SEEDED: Final = hashlib.sha1(_NAMESPACE.bytes, usedforsecurity=False)
+_VARIANT: Final = {f"{n:x}": f"{(n & 0x3) | 0x8:x}" for n in range(16)}
+"""A hexadecimal digit -> the digit with the variant bits of RFC 4122 (``10xx``)."""
 SOURCE_AGENT_KEY: Final = "rho_desk.source_agent"
 SOURCE_SESSION_KEY: Final = "rho_desk.source_session"
 _PARENT: Final = operator.attrgetter("parent")
@@ -94,16 +96,11 @@ def node_id_for(session_id: str, entry_id: str) -> str:
     """The node id of the revision that starts at ``entry_id`` (stable across builds): the
     name-based UUID (version 5) of ``<session id>\\0<entry id>`` in rho-desk's namespace, spelled
     as ``str(uuid.uuid5(...))`` spells it, without building a ``UUID`` per node."""
-    digest = bytearray(
-        hashlib.sha1(
-            _NAMESPACE_BYTES + f"{session_id}\x00{entry_id}".encode("utf-8", "surrogatepass"),
-            usedforsecurity=False,
-        ).digest()[:16]
-    )
-    digest[6] = (digest[6] & 0x0F) | 0x50
-    digest[8] = (digest[8] & 0x3F) | 0x80
-    h = digest.hex()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    sha = _SEEDED.copy()  # the namespace hashed once (a new hash costs more than a copy)
+    sha.update(f"{session_id}\x00{entry_id}".encode("utf-8", "surrogatepass"))
+    h = sha.hexdigest()
+    # the version (5) and variant (10xx) bits, set in the hexadecimal spelling
+    return f"{h[:8]}-{h[8:12]}-5{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}"
 
 
 class AgentSessionFile(SessionFile, kw_only=True):
@@ -442,8 +439,12 @@ def _node_record(
                 # the common cases of _normal: nothing waits, so the message goes as it is
                 appended.append(message)
                 if message.user is None:
-                    calls = _calls(message)
-                    if calls:
+                    # _calls, inline (one variant is set: an enriched reply has no `assistant`)
+                    enriched = message.enriched_assistant
+                    content = message.assistant if enriched is None else enriched.content
+                    if content and (
+                        calls := [b.tool_call.id for b in content if b.tool_call is not None]
+                    ):
                         turns.pending = list(dict.fromkeys(calls))
                         turns.results = {}
             elif (
