@@ -69,9 +69,12 @@ __all__ = [
 ]
 
 OPINION_RULE_PREFIX: Final = "second-opinion:"
-OPINION_VERSION: Final = 3
+OPINION_VERSION: Final = 4
 """Raised whenever what the second opinion finds changes; a receipt's note names it (signed with
-the rest). 3: a string of HTML character references is decoded."""
+the rest). 3: a string of HTML character references is decoded. 4: a value in a value's place (a
+whole quoted literal, a pair's value, a table's cell) is judged random in its own alphabet (upper
+case and digits, lower case and digits, letters with one digit; 12 characters or more), and a
+random value after a JSON-escaped line break or tab is read as one after a real one."""
 
 _WORD: Final = (
     rb"pass(?:w(?:or)?d|phrase|code)?|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|"
@@ -89,8 +92,9 @@ _CANDIDATES: Final = (
     rb"|ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     rb"|-----BEGIN[A-Z0-9 ]{1,40}-----"
     rb"|://[^\s/@:\"'<>\\]+:[^\s/\"'<>\\]+@"
-    # 2. a long run of base64 letters after a value's opening
-    rb"|(?:[=:\"'`>(,\s_-]|\\\\[nrt\"])[A-Za-z0-9][A-Za-z0-9+/]{19,}={0,2}"
+    # 2. a long run of base64 letters after a value's opening (a JSON escape's line break or tab
+    # too: ``\\n``, ``\\t``)
+    rb"|(?:[=:\"'`>(,\s_-]|\\[nrt\"])[A-Za-z0-9][A-Za-z0-9+/]{19,}={0,2}"
     # 4. a word with a symbol inside it and a digit beside (``Velvet!9559harbor``, ``Xy7!pgRoot``)
     rb"|[A-Za-z0-9]*[0-9][A-Za-z0-9]*[!#%&*?^~][A-Za-z0-9]{2}|[A-Za-z0-9]{2}[!#%&*?^~][A-Za-z0-9]*[0-9]"
     rb"|[A-Za-z0-9]{2}[$@][0-9]{2}[0-9]*[A-Za-z]"  # ``Harbor$7712gate``: no variable, no host
@@ -105,6 +109,10 @@ _CANDIDATES: Final = (
     rb"|(?:(?:&|\\{1,2}u0026)#(?:[0-9]{1,7}|[xX][0-9a-fA-F]{1,6});?){6,}"
     # 6. a list of byte values (``{0x57, 0x61, …}``, ``bytes([115, …])``, ``{'L', 'a', …}``)
     rb"|(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')(?:[ \t]*,[ \t]*(?:0[xX][0-9a-fA-F]{1,2}|[0-9]{1,3}|'[ -~]')){7,}"
+    # 2b. a whole quoted literal of 12 to 19 of a value's letters, shorter than rule 2 asks (no
+    # other rule's match fits in it), no path (``/``) and no name (not followed by ``:`` or
+    # ``=``); last, so that every other rule goes first
+    rb"|\\?[\"'`][A-Za-z0-9_.+-]{12,19}={0,2}\\?[\"'`](?:[^:=\w]|$)"
 )
 _GATE: Any = (_re2 or re).compile(_CANDIDATES)
 
@@ -170,6 +178,51 @@ def random_looking(run: bytes) -> bool:
     if digits < 2 or upper < 2 or lower < 2 or len(_WORDS_IN.findall(run)) >= 2:
         return False
     return _class_changes(run) * 3 >= len(run)
+
+
+_PLACE_BYTES: Final = re.compile(rb"[A-Za-z0-9_.+/-]+")
+_VOWELS: Final = frozenset(b"aeiouAEIOU")
+_SYLLABLES: Final = re.compile(rb"[A-Z]?[a-z]{2,}")
+_VOWEL_Y: Final = re.compile(rb"[aeiouyAEIOUY]")
+_PARTS: Final = re.compile(rb"[^_.+/-]{8,}")
+_HEX_LITERAL: Final = re.compile(rb"0[xX][0-9a-fA-F]+")
+
+
+def random_in_alphabet(run: bytes) -> bool:
+    """Random in its own alphabet, for a value in a value's place: 12 to 200 characters of two
+    classes or more (upper case, lower case, digits: ``R4KQ7XZ2MWN5TB8J``, base32, lower case and
+    digits, letters with one digit), few vowels among the letters (fewer still in lower case,
+    whose words are not told apart by their capitals) and the class changing often,
+    as a generator writes and a name, a version, a date, a code or a word does not (most letters
+    in words of camel case, short parts joined by ``-``, ``.`` or ``_``); hex and UUIDs are ids
+    and digests."""
+    core = run.rstrip(b"=")
+    if not _PLACE_MIN <= len(core) <= _RUN_MAX or _HEX.fullmatch(core):
+        return False
+    if not _PLACE_BYTES.fullmatch(core):
+        return False
+    digits = sum(0x30 <= b <= 0x39 for b in core)
+    upper = sum(0x41 <= b <= 0x5A for b in core)
+    lower = sum(0x61 <= b <= 0x7A for b in core)
+    letters = upper + lower
+    if letters < 6 or (digits >= 2) + (upper >= 2) + (lower >= 2) < 2:
+        return False
+    vowels = sum(b in _VOWELS for b in core)
+    if vowels * 10 > letters * (4 if upper else 3):
+        return False  # words are a third vowels or more; random letters a fifth
+    # camel case: most letters in words (two lower-case letters or more, a capital before them)
+    words = sum(len(w) for w in _SYLLABLES.findall(core) if _VOWEL_Y.search(w)) if upper else 0
+    if words * 5 >= letters * 3:
+        return False  # ``AsyncBaseTransport``, ``MLKEM768X25519PrivateKey``
+    if _FILE_NAME.search(core) or _HEX_LITERAL.fullmatch(core) or not _PARTS.search(core):
+        return False  # a file, a number, short parts joined (``EMSA-PKCS1-v1_5``)
+    bare = _SEPARATORS.sub(b"", core)  # ``-``, ``_``, ``.`` join parts: no change of class
+    return _class_changes(bare) * 4 >= len(bare)
+
+
+_SEPARATORS: Final = re.compile(rb"[_.+/-]")
+_FILE_NAME: Final = re.compile(rb"\.[a-z][a-z0-9]{0,4}$")
+"""A file's extension ends it (``app.3f2a1c4e.min.js``): a name, not a value."""
 
 
 _ID_BEFORE: Final = re.compile(
@@ -475,7 +528,16 @@ def _opinions(
         head = data[start : start + 1]
         span: tuple[int, int] | None = None
         kind = ""
-        if head.isalnum() and _SYMBOL_RUN.fullmatch(data, start, end):
+        literal = (
+            _literal(data, start, end)
+            if end - start <= _LITERAL_MAX and head in b"\"'`\\"
+            else None
+        )
+        if literal is not None:  # rule 2b: a short quoted literal, judged as rule 2's runs
+            if start < armored_end or literal[1] - literal[0] < _PLACE_MIN:
+                continue
+            span, kind = _run_opinion(data, *literal, decode)
+        elif head.isalnum() and _SYMBOL_RUN.fullmatch(data, start, end):
             if start < word_end:
                 continue  # a second symbol of a word already read
             a, b, word_end = _word(data, start)
@@ -519,20 +581,7 @@ def _opinions(
         ):
             if start < armored_end:
                 continue
-            a = start + (2 if head == b"\\" else 1)
-            jwt = (
-                _JWT.match(data, a)
-                if data.startswith(b"ey", a) and data[end : end + 1] == b"."
-                else None
-            )
-            if jwt is not None:
-                span, kind = ((a, jwt.end()), "jwt") if _jwt(jwt.group()) else (None, "")
-            else:
-                text = _decoded_text(data[a:end]) if decode and end - a <= _RUN_MAX else None
-                if text is not None:  # hex or base64 of text: judged by the text it holds
-                    span, kind = ((a, end), "decoded") if _suspect_text(text) else (None, "")
-                else:
-                    span, kind = _random(data, a, end), "random"
+            span, kind = _run_opinion(data, start + (2 if head == b"\\" else 1), end, decode)
         else:  # rule 1 (a credential word starts it)
             span, kind = _named(data, start, end), "named"
         if span is None or span[1] <= span[0]:
@@ -547,29 +596,123 @@ def _opinions(
     return out
 
 
-def _random(data: bytes, a: int, end: int) -> tuple[int, int] | None:
-    """The run ``data[a:end]`` when it looks random and is not named as an id, a digest, a
-    public key or a line of wrapped data."""
+def _run_opinion(data: bytes, a: int, end: int, decode: bool) -> tuple[tuple[int, int] | None, str]:
+    """Rule 2's judgement of the run ``data[a:end]``: a JWT, text after decoding, or random."""
+    jwt = _JWT.match(data, a) if data.startswith(b"ey", a) and data[end : end + 1] == b"." else None
+    if jwt is not None:
+        return ((a, jwt.end()), "jwt") if _jwt(jwt.group()) else (None, "")
+    text = _decoded_text(data[a:end]) if decode and end - a <= _RUN_MAX else None
+    if text is not None:  # hex or base64 of text: judged by the text it holds
+        return ((a, end), "decoded") if _suspect_text(text) else (None, "")
+    return _random(data, a, end, decode), "random"
+
+
+_PLACE_MIN: Final = 12
+_LITERAL_MAX: Final = 26
+"""Rule 2b's longest match: two escaped quotes, 19 letters, two ``=`` and the byte after."""
+_LITERAL_BODY: Final = re.compile(rb"[A-Za-z0-9_.+/=-]+")
+
+
+def _literal(data: bytes, start: int, end: int) -> tuple[int, int] | None:
+    """The body of rule 2b's quoted literal (``"X"``, ``'X'``, a JSON-escaped ``\\"X\\"``), or
+    None when the candidate is another rule's."""
+    escaped = data[start] == 0x5C
+    quote = data[start + escaped : start + escaped + 1]
+    if quote not in (b'"', b"'", b"`"):
+        return None
+    body = _LITERAL_BODY.match(data, start + escaped + 1, end)
+    if body is None:
+        return None
+    closing = b"\\" + quote if escaped else quote
+    after = body.end() + len(closing)
+    if not data.startswith(closing, body.end()) or after not in (end, end - 1):
+        return None
+    return body.span()
+
+
+def _in_place(data: bytes, a: int, b: int) -> bool:
+    """``data[a:b]`` stands where a value stands: the whole of a quoted literal, a pair's value
+    after ``=`` or ``:``, a table's cell between ``|`` or tabs (a JSON-escaped tab too); and it
+    ends where such a value ends."""
+    before = data[a - 1 : a]
+    if before in (b'"', b"'", b"`"):
+        return data[b : b + 1] == before or (
+            data[a - 2 : a - 1] == b"\\" and data.startswith(b"\\" + before, b)
+        )
+    after = data[b : b + 1]
+    if after and after not in b" \t\r\n,;&|)]}\\\"'":
+        return False
+    lead = _PLACE_LEAD.search(data, max(0, a - 8), a)
+    return lead is not None and not data.startswith(b"://", lead.start())
+
+
+_PLACE_LEAD: Final = re.compile(rb"(?:(?<=[A-Za-z_\"'\]])[=:]|\|| ?\t|\\t)[ \t]*$")
+"""What a pair's value or a cell follows: ``=`` or ``:`` after a name (not ``::``, ``==``, nor a
+row's number: ``12:``), ``|``, a tab."""
+
+
+def _random(data: bytes, a: int, end: int, place: bool) -> tuple[int, int] | None:
+    """The run ``data[a:end]`` when it looks random (or, in a value's place, random in a
+    narrower alphabet) and is not named as an id, a digest, a public key or a line of wrapped
+    data."""
+    if end - a > _RUN_MAX:
+        return None  # data (an image, encrypted content), not a credential
     run = data[a:end]
     token = (
         a  # the whole token a run after ``_`` or ``-`` ends (``ses_…``): named by what is before it
     )
+    escape = a >= 2 and data[a - 2] == 0x5C and data[a - 1] in b'nrt"'
     while (
-        token > 0
+        not escape
+        and token > 0
         and (data[token - 1 : token].isalnum() or data[token - 1] in b"_-")
         and a - token < 24
     ):
         token -= 1
     before = data[max(0, token - 32) : token]
+    lead = data[max(0, token - 32) : a]
+    if escape:  # a JSON escape's line break, tab or quote: read as the character it stands for
+        lead = lead[:-2] + _UNESCAPED[data[a - 1]]
+    span = (a, end) if random_looking(run) else _in_alphabet(data, a, end) if place else None
     if (
-        random_looking(run)
-        and not _DIGEST_BEFORE.search(data[max(0, token - 32) : a])
+        span is not None
+        and not _DIGEST_BEFORE.search(lead)
+        and not _DIGEST_HEAD.match(data, span[0])
         and not _PUBLIC_BEFORE.search(before)
         and not _ID_BEFORE.search(before)
+        and not _CAMEL_ID_BEFORE.search(before)
         and not _wrapped(data, a, end)
     ):
-        return a, end
+        return span
     return None
+
+
+_UNESCAPED: Final = {ord("n"): b"\n", ord("r"): b"\r", ord("t"): b"\t", ord('"'): b'"'}
+_DIGEST_HEAD: Final = re.compile(
+    rb"(?i)(?:sha(?:1|224|256|384|512)|md5|blake2b?|nonce|id|uuid|hash|digest)[-:_]"
+)
+"""A token whose first part names it a digest, a nonce or an id (``sha256-…``, ``'nonce-…'``)."""
+_CAMEL_ID_BEFORE: Final = re.compile(rb"[a-z](?:Id|ID|Ids|IDs)\\?[\"']?\s*[:=]\s*\\?[\"']?$")
+"""A value named as an id in camel case (``"UserId": "AIDA…"``, ``accountID=``)."""
+_TOKEN_MAX: Final = 64
+
+
+def _in_alphabet(data: bytes, a: int, end: int) -> tuple[int, int] | None:
+    """The whole token around the run ``data[a:end]`` (its parts joined by ``_``, ``-``, ``.``)
+    when it is random in its own alphabet and stands in a value's place."""
+    t0, t1 = a, end
+    while t0 > 0 and a - t0 < _TOKEN_MAX and _PLACE_BYTE[data[t0 - 1]]:
+        t0 -= 1
+    while t1 < len(data) and t1 - end < _TOKEN_MAX and _PLACE_BYTE[data[t1]]:
+        t1 += 1
+    while t1 < len(data) and data[t1] == 0x3D and t1 - end < 2:  # base64's padding
+        t1 += 1
+    if random_in_alphabet(data[t0:t1]) and _in_place(data, t0, t1):
+        return t0, t1
+    return None
+
+
+_PLACE_BYTE: Final = [bool(re.fullmatch(rb"[A-Za-z0-9_.+/-]", bytes([i]))) for i in range(256)]
 
 
 # --- words, mail addresses, byte lists and decoded text --------------------------------------------

@@ -289,14 +289,7 @@ _UNFLAGGED_8 = {
     "bot-maubot-config",
     "bot-znc-conf",
     "ds-airflow-cfg-fernet",
-    "mq-kafka-console-props",
-    "oauth-device-code-response",
     "lic-sidekiq-pro-bundle",
-    "totp-pyotp",
-    "vpn-wg-show-dump",
-    "iot-thingspeak-write",
-    "err-php-pdo-trace",
-    "dump-sqlite-dump",
     "dump-psql-expanded",
     "prose-user-wifi-guest",
     "prose-user-passphrase-quote",
@@ -460,7 +453,6 @@ BATCHES: dict[int, Batch] = {
             "vendor-razorpay-neutral-json": _UNFLAGGED_3_KEY_ID,
             "vendor-razorpay-neutral-json@grep": _UNFLAGGED_3_KEY_ID,
             "key-otpauth-migration": "a value named `data` is data to the second opinion (an image's, encrypted content's)",
-            "url-phpsessid": "lower-case letters and digits: by shape, an id as much as a session's secret",
             "url-mattermost-hook": "a URL's path segment of lower-case letters and digits: by shape, an id",
         },
         views=3,
@@ -484,7 +476,11 @@ BATCHES: dict[int, Batch] = {
         151,
         27,
         _LIMITS_5,
-        unflagged={k: v for k, v in _LIMITS_5.items() if k != "nb-output-env"},
+        unflagged={
+            k: v
+            for k, v in _LIMITS_5.items()
+            if k not in {"nb-output-env", "x-ck-requests-jar-set"}
+        },
     ),
     6: Batch(
         6,
@@ -500,7 +496,6 @@ BATCHES: dict[int, Batch] = {
                 "pkg-deno-auth-tokens",
                 "pkg-gem-push-key",
                 "mob-fastlane-match-env",
-                "game-vdf-password",
                 "vpn-netsh-key-content",
                 "dump-strace-write-auth",
                 "enc-py-fromhex",
