@@ -14,7 +14,10 @@ lists, value readers or decoders. It reads the exported bytes (HTML as the text 
    starting after ``=``, ``:``, a quote, ``>``, ``(``, ``,`` or a space, with upper- and
    lower-case letters and digits that change class at least every third character, as generated
    secrets do and words, identifiers and camel case do not; hex (digests, ids), UUIDs and values
-   after a hash's name (``sha512-``, ``h1:``) are not;
+   after a hash's name (``sha512-``, ``h1:``) are not. In a value's place (a whole quoted literal,
+   of 12 characters or more too; a pair's value; a table's cell) a run random in its own
+   alphabet is one too (``_randomness``: upper case and digits, lower case and digits, letters
+   with one digit). A JSON-escaped line break or tab opens a value as the character does;
 3. **shapes checked by decoding** (``jwt``, ``private-key``, ``url-password``): three base64url
    segments whose first decodes to a JSON object, a PEM private-key header followed by base64, a
    URL whose user part has a password;
@@ -53,6 +56,10 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
+from ._randomness import HEX as _HEX
+from ._randomness import PLACE_MIN as _PLACE_MIN
+from ._randomness import RUN_MAX as _RUN_MAX
+from ._randomness import random_in_alphabet, random_looking
 from .scanner import Hit, line_diff
 
 try:  # one DFA for the whole alternation (the candidates of a 100 MB export in one pass)
@@ -117,12 +124,9 @@ _CANDIDATES: Final = (
 _GATE: Any = (_re2 or re).compile(_CANDIDATES)
 
 _URL_MAX: Final = 256
-_RUN_MAX: Final = 200
-"""Longer runs are data (images, encrypted context, a blob of base64), not a credential."""
 _JWT: Final = re.compile(rb"ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")
 _VALUE_MAX: Final = 256
 _VALUE_MIN: Final = 6
-_HEX: Final = re.compile(rb"[0-9a-fA-F-]+")
 _RUN: Final = re.compile(rb"[A-Za-z0-9+/_=-]+")
 _DIGEST_BEFORE: Final = re.compile(
     rb"(?:sha(?:1|224|256|384|512)|md5|h1|blake2b?|sri|integrity|digest|etag)[-:=\"' ]*$", re.I
@@ -150,79 +154,6 @@ the code's closing punctuation."""
 _MASKED: Final = re.compile(rb"\*{3}|\.{3}|\xe2\x80\xa6")
 """A masked value (``sk-...XQ7K``, ``****ABCD``, ``ghp_****…abcd``): shown as hidden."""
 _QUOTES: Final = {b'"'[0], b"'"[0], b"`"[0]}
-
-
-def _class_changes(run: bytes) -> int:
-    changes = 0
-    last = -1
-    for b in run:
-        kind = 0 if 0x30 <= b <= 0x39 else 1 if 0x41 <= b <= 0x5A else 2 if 0x61 <= b <= 0x7A else 3
-        if kind != last and last >= 0:
-            changes += 1
-        last = kind
-    return changes
-
-
-_WORDS_IN: Final = re.compile(rb"[A-Za-z][a-z]{4,}")
-"""Two of these make a run words (``Version2Release3``): a random one has one in twenty."""
-
-
-def random_looking(run: bytes) -> bool:
-    """Letters of both cases and digits, changing class at least every third character: what a
-    generator of secrets writes and a person, a digest or an identifier does not."""
-    if not 20 <= len(run) <= _RUN_MAX or _HEX.fullmatch(run):
-        return False
-    digits = sum(0x30 <= b <= 0x39 for b in run)
-    upper = sum(0x41 <= b <= 0x5A for b in run)
-    lower = sum(0x61 <= b <= 0x7A for b in run)
-    if digits < 2 or upper < 2 or lower < 2 or len(_WORDS_IN.findall(run)) >= 2:
-        return False
-    return _class_changes(run) * 3 >= len(run)
-
-
-_PLACE_BYTES: Final = re.compile(rb"[A-Za-z0-9_.+/-]+")
-_VOWELS: Final = frozenset(b"aeiouAEIOU")
-_SYLLABLES: Final = re.compile(rb"[A-Z]?[a-z]{2,}")
-_VOWEL_Y: Final = re.compile(rb"[aeiouyAEIOUY]")
-_PARTS: Final = re.compile(rb"[^_.+/-]{8,}")
-_HEX_LITERAL: Final = re.compile(rb"0[xX][0-9a-fA-F]+")
-
-
-def random_in_alphabet(run: bytes) -> bool:
-    """Random in its own alphabet, for a value in a value's place: 12 to 200 characters of two
-    classes or more (upper case, lower case, digits: ``R4KQ7XZ2MWN5TB8J``, base32, lower case and
-    digits, letters with one digit), few vowels among the letters (fewer still in lower case,
-    whose words are not told apart by their capitals) and the class changing often,
-    as a generator writes and a name, a version, a date, a code or a word does not (most letters
-    in words of camel case, short parts joined by ``-``, ``.`` or ``_``); hex and UUIDs are ids
-    and digests."""
-    core = run.rstrip(b"=")
-    if not _PLACE_MIN <= len(core) <= _RUN_MAX or _HEX.fullmatch(core):
-        return False
-    if not _PLACE_BYTES.fullmatch(core):
-        return False
-    digits = sum(0x30 <= b <= 0x39 for b in core)
-    upper = sum(0x41 <= b <= 0x5A for b in core)
-    lower = sum(0x61 <= b <= 0x7A for b in core)
-    letters = upper + lower
-    if letters < 6 or (digits >= 2) + (upper >= 2) + (lower >= 2) < 2:
-        return False
-    vowels = sum(b in _VOWELS for b in core)
-    if vowels * 10 > letters * (4 if upper else 3):
-        return False  # words are a third vowels or more; random letters a fifth
-    # camel case: most letters in words (two lower-case letters or more, a capital before them)
-    words = sum(len(w) for w in _SYLLABLES.findall(core) if _VOWEL_Y.search(w)) if upper else 0
-    if words * 5 >= letters * 3:
-        return False  # ``AsyncBaseTransport``, ``MLKEM768X25519PrivateKey``
-    if _FILE_NAME.search(core) or _HEX_LITERAL.fullmatch(core) or not _PARTS.search(core):
-        return False  # a file, a number, short parts joined (``EMSA-PKCS1-v1_5``)
-    bare = _SEPARATORS.sub(b"", core)  # ``-``, ``_``, ``.`` join parts: no change of class
-    return _class_changes(bare) * 4 >= len(bare)
-
-
-_SEPARATORS: Final = re.compile(rb"[_.+/-]")
-_FILE_NAME: Final = re.compile(rb"\.[a-z][a-z0-9]{0,4}$")
-"""A file's extension ends it (``app.3f2a1c4e.min.js``): a name, not a value."""
 
 
 _ID_BEFORE: Final = re.compile(
@@ -607,7 +538,6 @@ def _run_opinion(data: bytes, a: int, end: int, decode: bool) -> tuple[tuple[int
     return _random(data, a, end, decode), "random"
 
 
-_PLACE_MIN: Final = 12
 _LITERAL_MAX: Final = 26
 """Rule 2b's longest match: two escaped quotes, 19 letters, two ``=`` and the byte after."""
 _LITERAL_BODY: Final = re.compile(rb"[A-Za-z0-9_.+/=-]+")
