@@ -80,6 +80,7 @@ _VARIANT: Final = {f"{n:x}": f"{(n & 0x3) | 0x8:x}" for n in range(16)}
 SOURCE_AGENT_KEY: Final = "rho_desk.source_agent"
 SOURCE_SESSION_KEY: Final = "rho_desk.source_session"
 _PARENT: Final = operator.attrgetter("parent")
+_ID: Final = operator.attrgetter("id")
 
 
 def attachment_message(call_id: str, images: Sequence[ContentBlock]) -> Message:
@@ -294,7 +295,7 @@ def _build_line(
         record = _node_record(tree, log, sid, item, state, offsets, metadata, cache_key)
         state.node = adopt(record, line=line, offset=0)
         records.append(record)
-        sources[record.id] = tuple([e.id for e in item.entries])
+        sources[record.id] = tuple(map(_ID, item.entries))
     path = log.path
     return AgentSessionFile(
         path=path,

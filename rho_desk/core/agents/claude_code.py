@@ -382,10 +382,11 @@ class _Reader:
                 return False
         elif record.isApiErrorMessage is True or record.message.model == "<synthetic>":
             return False
-        time = iso_seconds(record.timestamp)
+        stamp = record.timestamp
         if not self.settled:
             # the session's facts, from the first records that hold them (once all are known,
             # no later record changes them)
+            time = iso_seconds(stamp)
             sid = record.sessionId
             if type(sid) is str and sid and not log.entries:
                 log.session_id = sid
@@ -400,7 +401,7 @@ class _Reader:
         if parent is not None:
             parent = self.alias.get(parent, parent)
         if isinstance(record, _User):
-            self.typed_user(record, parent, time)
+            self.typed_user(record, parent, iso_seconds(stamp))
             loss.rest_typed(record, _USER_UNUSED)
             return True
         message = record.message
@@ -412,7 +413,8 @@ class _Reader:
             uuid = record.uuid
             self.alias[uuid] = self.last = reply.entry.id
         else:
-            reply = self.new_reply(record.uuid, parent, time, message.model, msg_id)
+            # (the time of a record that goes on with a reply is not read: its reply has one)
+            reply = self.new_reply(record.uuid, parent, iso_seconds(stamp), message.model, msg_id)
         self.typed_blocks(reply, message.content)
         if usage is not None:
             reply.usage = (
