@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -76,8 +77,10 @@ _NOT_IN: Final = frozenset(b" \t\r\n\"'[](){}<>,;")
 _ALNUM: Final = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
-def _class(b: int) -> int:
-    return 0 if b in _LOWER else 1 if b in _UPPER else 2 if b in _DIGIT else 3
+_CLASSES: Final = bytes(
+    0 if b in _LOWER else 1 if b in _UPPER else 2 if b in _DIGIT else 3 for b in range(256)
+)
+"""Per byte, its class: a lower-case letter (0), an upper-case one (1), a digit (2), else 3."""
 
 
 def random_word(value: bytes) -> bool:
@@ -91,20 +94,20 @@ def random_word(value: bytes) -> bool:
         return False
     if _DIGEST_LABEL.match(value) is not None:
         return False  # go.sum's ``h1:…``, ``sha256:…``, ``sha512-…``: a digest, labelled
-    if any(b in _NOT_IN for b in value) or _PATH_WORD.search(value) is not None:
+    if not _NOT_IN.isdisjoint(value) or _PATH_WORD.search(value) is not None:
         return False
     if b"=" in value.rstrip(b"="):
         return False
-    classes = [_class(b) for b in value]
+    classes = value.translate(_CLASSES)
     kinds = set(classes)
     if len(kinds) < 3 or (
         not {0, 1} <= kinds and not value.translate(None, _NAME_SYMBOLS).translate(None, _ALNUM)
     ):
         return False  # one case of letters, digits and only a name's symbols: a host, a file
-    changes = sum(1 for a, b in itertools.pairwise(classes) if a != b)
+    changes = sum(map(operator.ne, classes, classes[1:]))
     if changes * 3 < n - 1:
         return False
-    entropy = -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+    entropy = -sum([c / n * math.log2(c / n) for c in Counter(value).values()])
     return entropy >= min(3.6, math.log2(n) - 0.7)
 
 

@@ -336,7 +336,9 @@ def named_passes() -> list[Pass]:
             anchor=re.compile(rb"cookie"),
             gate=(_COOKIES_GATE, 0, 0),
         ),
-        Pass(_ACL_RULE, _acl, anchor=re.compile(rb"user")),
+        # the gate: ``user`` and the blank the rule wants after it (a text of usernames and
+        # ``user,`` columns holds many a ``user`` that begins no rule)
+        Pass(_ACL_RULE, _acl, anchor=re.compile(rb"user"), gate=(rb"user[ \t]", 0, 5)),
     ]
 
 

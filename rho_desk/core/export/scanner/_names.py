@@ -287,10 +287,11 @@ _DIGEST_WORDS: Final = frozenset({"checksum", "sha1", "sha256", "sha512", "md5",
 _CAMEL: Final = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
+_SEPARATORS: Final = re.compile(r"[_.\-\s]+")
+
+
 def name_words(name: str) -> list[str]:
-    return [
-        c.lower() for part in re.split(r"[_.\-\s]+", name) if part for c in _CAMEL.findall(part)
-    ]
+    return [c.lower() for part in _SEPARATORS.split(name) if part for c in _CAMEL.findall(part)]
 
 
 # a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)

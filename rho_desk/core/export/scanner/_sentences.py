@@ -245,11 +245,14 @@ def _noun_end(data: bytes, start: int) -> int:
 
 
 def _lead(data: bytes, lo: int, start: int) -> int:
-    """The start of the line ``start`` is on, or ``lo`` if it begins before."""
-    return max(lo, *(data.rfind(b, lo, start) + len(b) for b in _LINE_ENDS))
+    """The start of the line ``start`` is on, or ``lo`` if it begins before; 1 at the least."""
+    last = _LAST_END.match(data, lo, start)
+    return max(lo, 1, last.end() if last is not None else 0)
 
 
-_LINE_ENDS: Final = (b"\n", b"\r", b"\\n", b"\\r", b"\x00", b"\xff")
+_LAST_END: Final = re.compile(rb"[\s\S]*(?:\n|\r|\\[nr]|\x00|\xff)")
+"""The text up to the end of the last line break in it: the greedy head leaves the break that
+starts last, which no other break ends after."""
 
 
 def _after_colon(data: bytes, end: int, hi: int) -> tuple[int, int] | None:

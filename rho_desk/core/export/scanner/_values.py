@@ -83,7 +83,7 @@ _DIGIT: Final = frozenset(b"0123456789")
 def shannon(value: bytes) -> float:
     """Bits per character."""
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+    return -sum([c / n * math.log2(c / n) for c in Counter(value).values()])
 
 
 ENTROPY_CAP: Final = 4.2
