@@ -7,7 +7,8 @@ lists, value readers or decoders. It reads the exported bytes (HTML as the text 
 
 1. **a value under a credential name** (``named``): a name holding one of a few words
    (``password``, ``secret``, ``token``, ``api key``, ``private key``, ``psk``…) followed by
-   ``=``, ``:``, ``:=``, ``=>``, a JSON ``": "`` or a space, and a value that is not a
+   ``=``, ``:``, ``:=``, ``=>``, a JSON ``": "``, a table's ``|`` at a line's start, or a space,
+   and a value (of 4 to 12 digits under a PIN's or a PUK's name) that is not a
    placeholder, a reference, a template or a word of code; after a space, only a value with a
    digit or a symbol (``password is required`` is prose);
 2. **a random-looking value** (``random``): a run of 20 to 200 letters, digits and ``+/_=-``
@@ -20,7 +21,7 @@ lists, value readers or decoders. It reads the exported bytes (HTML as the text 
    with one digit). A JSON-escaped line break or tab opens a value as the character does;
 3. **shapes checked by decoding** (``jwt``, ``private-key``, ``url-password``): three base64url
    segments whose first decodes to a JSON object, a PEM private-key header followed by base64, a
-   URL whose user part has a password;
+   URL whose user part has a password, or is a random token alone (``nats://X@host``);
 4. **a word read as a command line's argument** (``password``): a word with a symbol between
    two letters or digits, letters and two digits (``Velvet!9559harbor``), alone or as a field of
    the word (after ``=``, ``:``, ``,``: an option's value, ``user:X``, ``user,X``,
@@ -76,16 +77,18 @@ __all__ = [
 ]
 
 OPINION_RULE_PREFIX: Final = "second-opinion:"
-OPINION_VERSION: Final = 4
+OPINION_VERSION: Final = 5
 """Raised whenever what the second opinion finds changes; a receipt's note names it (signed with
 the rest). 3: a string of HTML character references is decoded. 4: a value in a value's place (a
 whole quoted literal, a pair's value, a table's cell) is judged random in its own alphabet (upper
 case and digits, lower case and digits, letters with one digit; 12 characters or more), and a
-random value after a JSON-escaped line break or tab is read as one after a real one."""
+random value after a JSON-escaped line break or tab is read as one after a real one. 5: a PIN or a
+PUK (digits under its name), a table's cell under a credential's name (``name | X``), a random
+token as a URL's whole user part (``nats://X@host``)."""
 
 _WORD: Final = (
     rb"pass(?:w(?:or)?d|phrase|code)?|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|"
-    rb"credentials?|requirepass|masterauth|psk|auth[_.-]?(?:token|key)"
+    rb"credentials?|requirepass|masterauth|psk|auth[_.-]?(?:token|key)|pin|puk"
 )
 _NAME_TAIL: Final = rb"[A-Za-z0-9_.-]{0,24}"
 _CANDIDATES: Final = (
@@ -94,11 +97,12 @@ _CANDIDATES: Final = (
     + _WORD
     + rb")"
     + _NAME_TAIL
-    + rb"(?:\\?[\"'])?(?:[ \t]*(?::=|=>|[:=])|[ \t]+[A-Za-z!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#$%&*+?@^~_.-]*)"
+    + rb"(?:\\?[\"'])?(?:[ \t]*(?::=|=>|[:=|])|[ \t]+[A-Za-z!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#$%&*+?@^~_.-]*)"
     # 3. shapes
     rb"|ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     rb"|-----BEGIN[A-Z0-9 ]{1,40}-----"
     rb"|://[^\s/@:\"'<>\\]+:[^\s/\"'<>\\]+@"
+    rb"|://[A-Za-z0-9_-]{16,64}@"  # a token as the whole user part (``nats://X@host``)
     # 2. a long run of base64 letters after a value's opening (a JSON escape's line break or tab
     # too: ``\\n``, ``\\t``)
     rb"|(?:[=:\"'`>(,\s_-]|\\[nrt\"])[A-Za-z0-9][A-Za-z0-9+/]{19,}={0,2}"
@@ -214,6 +218,10 @@ def _bare_value(data: bytes, pos: int) -> tuple[int, int]:
     return pos, end
 
 
+_CODE_NAME: Final = re.compile(rb"(?i)(?:^|[_.-])p(?:in|uk)[0-9]?(?:[_.-]?code)?$")
+"""A PIN or a PUK named by its name's last word."""
+_ROW_START: Final = re.compile(rb"(?:^|\n|\\n)(?:[0-9]{1,6}:)?[ \t]*(?:\|[ \t]*)?$")
+"""A line's start (a ``read_file`` row's number, a table's first ``|`` and spaces after it)."""
 _PLACEHOLDER_AT: Final = re.compile(rb"\[[a-z_]+ (?:excluded|redacted): ")
 """A placeholder rho-desk wrote where a value was (``[secret redacted: …]``, ``[tool_records excluded: …]``)."""
 _IDENTIFIER: Final = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
@@ -222,11 +230,17 @@ _SPACED_VALUE: Final = re.compile(rb"[A-Za-z0-9!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#
 
 
 def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | None:
-    """The value after a credential name, or None when what follows is no value."""
+    """The value after a credential name, or None when what follows is no value. A PIN or a PUK
+    is a name's last word (``SIM_PIN``, ``puk2``, ``PIN-Code``: not ``spinner``, ``pin_count``)
+    and its value a code of 4 to 12 digits (not a GPIO pin's ``13``, a version pinned); a
+    table's ``|`` follows a name at its line's start (``client_secret | X``, ``| password | X |``:
+    not a pipe, ``get_token | jq``)."""
     name_start = match_start
-    while name_start > max(0, match_start - 24) and (
-        data[name_start - 1 : name_start].isalnum() or data[name_start - 1] in b"_.-"
-    ):
+    while (
+        name_start > max(0, match_start - 24)
+        and (data[name_start - 1 : name_start].isalnum() or data[name_start - 1] in b"_.-")
+        and not (data[name_start - 2 : name_start - 1] == b"\\" and data[name_start - 1] in b"nrt")
+    ):  # a JSON escape's line break or tab ends it
         name_start -= 1
     name_end = match_start
     while name_end < match_end and (
@@ -239,6 +253,9 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
         b"%",
     ):
         return None
+    code_word = data[match_start : match_start + 3].lower() in (b"pin", b"puk")
+    if code_word and not _CODE_NAME.search(data[name_start:name_end]):
+        return None  # ``spinner``, ``pinned``, ``pin_count``
     pos = name_end
     if data.startswith(b'\\"', pos):
         pos += 2
@@ -247,10 +264,13 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
     gap = pos
     while pos < match_end and data[pos] in b" \t":
         pos += 1
-    spaced = not (data.startswith((b":=", b"=>"), pos) or data[pos : pos + 1] in (b":", b"="))
+    cell = data[pos : pos + 1] == b"|"
+    if cell and not _ROW_START.search(data, max(0, name_start - 16), name_start):
+        return None  # a pipe (``get_token | jq``), not a table's cell
+    spaced = not (data.startswith((b":=", b"=>"), pos) or data[pos : pos + 1] in (b":", b"=", b"|"))
     code = False
     if not spaced:
-        code = pos > gap  # ``token = value``: a spaced ``=`` is code's (or a config's) assignment
+        code = pos > gap and not cell  # ``token = value``: a spaced ``=`` is code's assignment
         pos += 2 if data.startswith((b":=", b"=>"), pos) else 1
         while pos < len(data) and data[pos] in b" \t":
             pos += 1
@@ -263,6 +283,8 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
     value = data[start:end]
     if _PLACEHOLDER_AT.match(data, start):
         return None
+    if code_word:  # after a separator: ``PIN 1234 is the default`` is prose
+        return (start, end) if not spaced and value.isdigit() and 4 <= len(value) <= 12 else None
     if (
         len(value) < _VALUE_MIN
         or _NOT_VALUE.fullmatch(value)
@@ -498,7 +520,10 @@ def _opinions(
                 continue
             colon = data.find(b":", start + 3, end - 1)
             secret = data[colon + 1 : end - 1]
-            if (
+            if colon < 0:  # the user part alone: a credential when it looks random
+                if random_looking(data[start + 3 : end - 1]):
+                    span, kind = (start + 3, end - 1), "url-password"
+            elif (
                 len(set(secret)) >= 3
                 and not _REFERENCE.match(secret)
                 and not secret.startswith((b"$", b"[secret redacted"))

@@ -290,14 +290,12 @@ _UNFLAGGED_8 = {
     "bot-znc-conf",
     "ds-airflow-cfg-fernet",
     "lic-sidekiq-pro-bundle",
-    "dump-psql-expanded",
     "prose-user-wifi-guest",
     "prose-user-passphrase-quote",
     "prose-user-sms-code",
     "prose-reasoning-found-in-history",
     "prose-user-question-echo",
     "shape-backtick-inline",
-    "shape-single-char-class",
     "x-argv-netbird-k",
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
@@ -510,12 +508,7 @@ BATCHES: dict[int, Batch] = {
         unflagged={
             k: f"{v}; by shape the second opinion sees nothing to flag"
             for k, v in _LIMITS_7.items()
-            if k
-            in {
-                "dburl-nats-token-userinfo",
-                "shape-digits-pin",
-                "shape-unicode-letters",
-            }
+            if k == "shape-unicode-letters"
         },
         damaged={
             "x-pr-ok-1password": "`the password in 1Password`: the structure reader takes the word after `password in` as a directive's value",

@@ -654,3 +654,75 @@ def test_a_value_in_its_place_is_a_suspicion_in_its_alphabet(text: str, value: s
 def test_a_value_in_its_place_that_is_no_secret_is_not_one(text: str) -> None:
     assert second_opinion(text.encode()) == []
     assert second_opinion(json.dumps({"output": text}).encode()) == []
+
+
+# A token as a URL's whole user part, no password after it (``nats://X@host``): the user part is
+# the credential when it looks random.
+URL_USER: Final = [
+    ("git clone https://x9Kq2LmZ7tR4vW8pN3bY@git.example.com/org/repo.git", "x9Kq2LmZ7tR4vW8pN3bY"),
+    ("REDIS_URL=redis://Pq7Zx2Lm9Tw4Rk8VnB3cJd@cache.internal:6379/0", "Pq7Zx2Lm9Tw4Rk8VnB3cJd"),
+    ('broker: "amqp://Hm4Tq9Zx2Lp7Wk3RvN8bYc@mq.internal:5672/"', "Hm4Tq9Zx2Lp7Wk3RvN8bYc"),
+    (
+        "pip install --index-url https://Zt8Rk2Xw7Lm4Qp9Vn3Hb@pypi.corp.example/simple pkg",
+        "Zt8Rk2Xw7Lm4Qp9Vn3Hb",
+    ),
+]
+URL_USER_BENIGN: Final = [
+    "git clone ssh://git@github.com/org/repo.git && git clone https://alice@example.com/r.git",
+    "DATABASE_URL=postgres://postgres@localhost:5432/app; ftp://anonymous@ftp.example.org/pub",
+    "SENTRY_DSN=https://1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d@o12345.ingest.sentry.io/67890",
+    "push to https://deploy-bot-2024@git.example.com/org/repo.git",
+]
+
+# A PIN or a PUK: a code of digits under its name (``SIM_PIN=4821``), not a GPIO pin's number, a
+# pin's pattern or a version pinned.
+PIN: Final = [
+    ("SIM_PIN=4821\nAPN=internet\n", "4821"),
+    ('{"device": "kiosk-3", "pin": "739164"}', "739164"),
+    ("[modem]\npuk2 = 55120934\n", "55120934"),
+    ("unlock_pin: 9273\n", "9273"),
+    ("PIN-Code: 6614 (nicht weitergeben)", "6614"),
+]
+PIN_BENIGN: Final = [
+    "output:\n  - platform: gpio\n    pin: 13\n  - platform: gpio\n    pin: GPIO12\n",
+    "pin_memory: true\nnum_workers: 4\nspinner: 1234\nmapping = 5678\n",
+    'pin = "1.2.3"\npinned: 2024.06.01\nping: 20ms\n',
+    "pin_count: 3\npin_mode = OUTPUT\n",
+    "PIN 1234 is the default on these routers, change it on first login.",
+]
+
+# A table's cell under a credential's name (``client_secret | X``: psql's expanded records,
+# Markdown tables, ``mysql -t``'s key/value rows).
+CELL: Final = [
+    (
+        "-[ RECORD 1 ]+-----\napi_key       | k3Lm9Qx2Tz7Wv4Rp\nowner         | ops\n",
+        "k3Lm9Qx2Tz7Wv4Rp",
+    ),
+    ("| name | value |\n|---|---|\n| DB_PASSWORD | harbor-lantern-77 |\n", "harbor-lantern-77"),
+    (
+        "+----------+-----------------+\n| password | Qz8vLm2Tw9Xc    |\n+----------+-----------------+\n",
+        "Qz8vLm2Tw9Xc",
+    ),
+]
+CELL_BENIGN: Final = [
+    "| Option | Type | Default |\n|---|---|---|\n| password | string | required |\n| token | str | none |\n",
+    "| field | description |\n|---|---|\n| api_key | Your API key from the dashboard |\n",
+    "| secret | yes |\n| password | optional |\n",
+]
+
+
+@pytest.mark.parametrize(("text", "value"), URL_USER + PIN + CELL)
+def test_a_credential_in_a_structure_the_opinion_reads_is_a_suspicion(
+    text: str, value: str
+) -> None:
+    for data, shown in (
+        (text.encode(), value.encode()),
+        (json.dumps({"output": text}).encode(), json.dumps(value)[1:-1].encode()),
+    ):
+        assert [h.value for h in second_opinion(data)] == [shown], data
+
+
+@pytest.mark.parametrize("text", URL_USER_BENIGN + PIN_BENIGN + CELL_BENIGN)
+def test_the_same_structure_holding_no_credential_is_no_suspicion(text: str) -> None:
+    assert second_opinion(text.encode()) == []
+    assert second_opinion(json.dumps({"output": text}).encode()) == []
