@@ -130,7 +130,13 @@ against them). The same checks run over every batch; what differs is data (``BAT
   values, test fixtures, SQL (secrets, replication, links, key arguments of crypto functions),
   database and system clients, code in more languages (builders, designated initializers, HDL
   key literals), encodings, mobile, game and embedded tooling, prose in twenty more languages
-  and in transliteration, chat and issue formats.
+  and in transliteration, chat and issue formats; further forms (15 and 12 look-alikes, ``x-nl-``,
+  ``x-tr-``, ``x-ok-``) for prose naming a credential in a language or a transliteration no
+  table holds (Breton, Faroese, Kinyarwanda, Shona, Malagasy, Georgian, Occitan, Corsican, Toki
+  Pona, romanized Korean and Thai, Vietnamese without diacritics, Greeklish, transliterated
+  Armenian, no noun at all), and look-alikes in prose (model names, versions and issue refs,
+  hashes in a commit message, CSS colors, identifiers with digits, file names, cloud sizes and
+  target triples, UUIDs and instance ids, timestamps, package pins).
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -360,6 +366,19 @@ _LIMITS_9: dict[str, str] = {
     "nl-or": f"{_FOREIGN}: Odia `ପାସୱାର୍ଡ`",
     "tr-zh-pinyin": f"{_FOREIGN}: Chinese in pinyin (`mima`)",
     "tr-ja-romaji": f"{_FOREIGN}: Japanese in romaji (`pasuwādo`)",
+    "x-nl-br": f"{_FOREIGN}: Breton `ger-tremen`",
+    "x-nl-fo": f"{_FOREIGN}: Faroese `loyniorð`, a colon",
+    "x-nl-rw": f"{_FOREIGN}: Kinyarwanda `ijambobanga`",
+    "x-nl-sn": f"{_FOREIGN}: Shona `pasiwedhi`, an em dash",
+    "x-nl-mg": f"{_FOREIGN}: Malagasy `tenimiafina`, the value quoted",
+    "x-nl-ka": f"{_FOREIGN}: Georgian `პაროლი`, the value in backticks",
+    "x-tr-ko-romanized": f"{_FOREIGN}: Korean romanized (`bimilbeonho`)",
+    "x-tr-vi-no-diacritics": f"{_FOREIGN}: Vietnamese without its diacritics (`mat khau`)",
+    "x-tr-th-romanized": f"{_FOREIGN}: Thai romanized (`rahat phan`)",
+    "x-tr-el-greeklish": f"{_FOREIGN}: Greek in Latin letters (`kodikos`)",
+    "x-nl-tok": f"{_FOREIGN}: Toki Pona `nimi len`",
+    "x-tr-hy-translit": f"{_FOREIGN}: Armenian transliterated, the value before the copula",
+    "x-nl-noword": f"{_FOREIGN}: a password-shaped word with no credential noun at all",
     "chat-discord-spoiler": "a Discord bot token between spoiler bars `||…||`",
     "chat-reasoning-table": f"{_PROSE_9}: a list `- dev: token `<40 hex>` (works)`: 40 hex digits (a SHA-1's length) in backticks",
     "chat-assistant-answer": f"{_PROSE_9}: `Q: what's the admin password …?` / `A: X`: the answer on the next line",
@@ -406,6 +425,13 @@ _UNFLAGGED_9 = {
     "chat-reasoning-table",
     "chat-assistant-answer",
     "code-meson-option",
+    "x-nl-fo",
+    "x-nl-sn",
+    "x-tr-ko-romanized",
+    "x-tr-vi-no-diacritics",
+    "x-tr-el-greeklish",
+    "x-nl-tok",
+    "x-nl-noword",
 }
 
 
@@ -552,6 +578,7 @@ BATCHES: dict[int, Batch] = {
             "ok-transmission-salted": '`"rpc-password": "{<salted hash>"` as Transmission stores it (a hash)',
             "ok-efcore-params-hidden": '`("User", "Password", "Created")`: a column list, the word after `"Password"` read as its value',
             "ok-cucumber-outline": '`with password "<password>" 3 times` and an Examples column `password` holding `wrong`',
+            "x-ok-camel-digits": "`ResNet50V2Backbone` among identifiers with digits read as a credential-shaped word",
             "ok-sql-no-literal-secret": "DuckDB `CREATE SECRET lake (TYPE S3, PROVIDER credential_chain, REGION 'eu-west-1')`: the region read as the secret",
         },
     ),
