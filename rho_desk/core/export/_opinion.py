@@ -10,7 +10,9 @@ lists, value readers or decoders. It reads the exported bytes (HTML as the text 
    ``=``, ``:``, ``:=``, ``=>``, a JSON ``": "``, a table's ``|`` at a line's start, or a space,
    and a value (of 4 to 12 digits under a PIN's or a PUK's name) that is not a
    placeholder, a reference, a template or a word of code; after a space, only a value with a
-   digit or a symbol (``password is required`` is prose);
+   digit or a symbol (``password is required`` is prose), or a value quoted or in backticks after
+   a link word (``is``, ``was``, ``to``, ``as``: ``the password is "three word phrase"``) that
+   holds no word of a sentence (``"the one in 1Password"``, ``"not set"``);
 2. **a random-looking value** (``random``): a run of 20 to 200 letters, digits and ``+/_=-``
    starting after ``=``, ``:``, a quote, ``>``, ``(``, ``,`` or a space, with upper- and
    lower-case letters and digits that change class at least every third character, as generated
@@ -60,7 +62,7 @@ from typing import Any, Final
 from ._randomness import HEX as _HEX
 from ._randomness import PLACE_MIN as _PLACE_MIN
 from ._randomness import RUN_MAX as _RUN_MAX
-from ._randomness import random_in_alphabet, random_looking
+from ._randomness import random_in_place, random_looking
 from .scanner import Hit, line_diff
 
 try:  # one DFA for the whole alternation (the candidates of a 100 MB export in one pass)
@@ -77,14 +79,15 @@ __all__ = [
 ]
 
 OPINION_RULE_PREFIX: Final = "second-opinion:"
-OPINION_VERSION: Final = 5
+OPINION_VERSION: Final = 6
 """Raised whenever what the second opinion finds changes; a receipt's note names it (signed with
 the rest). 3: a string of HTML character references is decoded. 4: a value in a value's place (a
 whole quoted literal, a pair's value, a table's cell) is judged random in its own alphabet (upper
 case and digits, lower case and digits, letters with one digit; 12 characters or more), and a
 random value after a JSON-escaped line break or tab is read as one after a real one. 5: a PIN or a
 PUK (digits under its name), a table's cell under a credential's name (``name | X``), a random
-token as a URL's whole user part (``nats://X@host``)."""
+token as a URL's whole user part (``nats://X@host``). 6: a value quoted or in backticks after a
+credential's name and a sentence's link word (``the password is "X"``, ``set NAME to `X```)."""
 
 _WORD: Final = (
     rb"pass(?:w(?:or)?d|phrase|code)?|pwd|secret|token|api[_.-]?key|access[_.-]?key|private[_.-]?key|"
@@ -97,7 +100,8 @@ _CANDIDATES: Final = (
     + _WORD
     + rb")"
     + _NAME_TAIL
-    + rb"(?:\\?[\"'])?(?:[ \t]*(?::=|=>|[:=|])|[ \t]+[A-Za-z!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#$%&*+?@^~_.-]*)"
+    + rb"(?:\\?[\"'`])?(?:[ \t]*(?::=|=>|[:=|])|[ \t]+[A-Za-z!#$%&*+?@^~_.-]*[0-9][A-Za-z0-9!#$%&*+?@^~_.-]*"
+    rb"|[ \t]+(?:[A-Za-z]{2,9}[ \t]+){1,2}\\?[\"'`])"  # or words of a sentence, then a quote
     # 3. shapes
     rb"|ey[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
     rb"|-----BEGIN[A-Z0-9 ]{1,40}-----"
@@ -218,6 +222,15 @@ def _bare_value(data: bytes, pos: int) -> tuple[int, int]:
     return pos, end
 
 
+_LINKED: Final = re.compile(
+    rb"(?i)(?:is|was|are|to|as)(?:[ \t]+(?:literally|now|still|just))?[ \t]+(?=\\?[\"'`])"
+)
+"""A sentence's link between a credential's name and its quoted value."""
+_SENTENCE_WORD: Final = re.compile(
+    rb"(?i)(?:^|[ \t])(?:the|a|an|in|of|on|at|to|is|not|no|and|or|for|from|with|your|my|our|set|"
+    rb"same|empty|enter|stored|saved)(?=[ \t]|$)"
+)
+"""A word of a sentence in a quoted value (``"the one in 1Password"``, ``"not set"``)."""
 _CODE_NAME: Final = re.compile(rb"(?i)(?:^|[_.-])p(?:in|uk)[0-9]?(?:[_.-]?code)?$")
 """A PIN or a PUK named by its name's last word."""
 _ROW_START: Final = re.compile(rb"(?:^|\n|\\n)(?:[0-9]{1,6}:)?[ \t]*(?:\|[ \t]*)?$")
@@ -259,8 +272,9 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
     pos = name_end
     if data.startswith(b'\\"', pos):
         pos += 2
-    elif data[pos : pos + 1] in (b'"', b"'"):
+    elif data[pos : pos + 1] in (b'"', b"'", b"`"):
         pos += 1
+    ticked = data[pos - 1 : pos] == b"`"  # a name in backticks: only a sentence's (``set `X` to``)
     gap = pos
     while pos < match_end and data[pos] in b" \t":
         pos += 1
@@ -269,6 +283,11 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
         return None  # a pipe (``get_token | jq``), not a table's cell
     spaced = not (data.startswith((b":=", b"=>"), pos) or data[pos : pos + 1] in (b":", b"=", b"|"))
     code = False
+    linked = _LINKED.match(data, pos) if spaced else None
+    if ticked and linked is None:
+        return None  # reStructuredText's ``.. _`name`: URL``, Markdown's code
+    if linked is not None:  # ``the password is "X"``, ``set NAME to `X```
+        pos = linked.end()
     if not spaced:
         code = pos > gap and not cell  # ``token = value``: a spaced ``=`` is code's assignment
         pos += 2 if data.startswith((b":=", b"=>"), pos) else 1
@@ -294,6 +313,9 @@ def _named(data: bytes, match_start: int, match_end: int) -> tuple[int, int] | N
         return None
     if len(set(value)) < 4:
         return None  # ``********``, ``xxxxxx``
+    if linked is not None:  # words are a passphrase's, not a sentence's
+        words = len(value) < 8 or _SENTENCE_WORD.search(value) or b"(" in value or b"\\" in value
+        return None if words else (start, end)
     if value.isdigit() and len(value) < 8:
         return None
     if code and _IDENTIFIER.fullmatch(value):
@@ -585,27 +607,6 @@ def _literal(data: bytes, start: int, end: int) -> tuple[int, int] | None:
     return body.span()
 
 
-def _in_place(data: bytes, a: int, b: int) -> bool:
-    """``data[a:b]`` stands where a value stands: the whole of a quoted literal, a pair's value
-    after ``=`` or ``:``, a table's cell between ``|`` or tabs (a JSON-escaped tab too); and it
-    ends where such a value ends."""
-    before = data[a - 1 : a]
-    if before in (b'"', b"'", b"`"):
-        return data[b : b + 1] == before or (
-            data[a - 2 : a - 1] == b"\\" and data.startswith(b"\\" + before, b)
-        )
-    after = data[b : b + 1]
-    if after and after not in b" \t\r\n,;&|)]}\\\"'":
-        return False
-    lead = _PLACE_LEAD.search(data, max(0, a - 8), a)
-    return lead is not None and not data.startswith(b"://", lead.start())
-
-
-_PLACE_LEAD: Final = re.compile(rb"(?:(?<=[A-Za-z_\"'\]])[=:]|\|| ?\t|\\t)[ \t]*$")
-"""What a pair's value or a cell follows: ``=`` or ``:`` after a name (not ``::``, ``==``, nor a
-row's number: ``12:``), ``|``, a tab."""
-
-
 def _random(data: bytes, a: int, end: int, place: bool) -> tuple[int, int] | None:
     """The run ``data[a:end]`` when it looks random (or, in a value's place, random in a
     narrower alphabet) and is not named as an id, a digest, a public key or a line of wrapped
@@ -628,7 +629,7 @@ def _random(data: bytes, a: int, end: int, place: bool) -> tuple[int, int] | Non
     lead = data[max(0, token - 32) : a]
     if escape:  # a JSON escape's line break, tab or quote: read as the character it stands for
         lead = lead[:-2] + _UNESCAPED[data[a - 1]]
-    span = (a, end) if random_looking(run) else _in_alphabet(data, a, end) if place else None
+    span = (a, end) if random_looking(run) else random_in_place(data, a, end) if place else None
     if (
         span is not None
         and not _DIGEST_BEFORE.search(lead)
@@ -649,25 +650,6 @@ _DIGEST_HEAD: Final = re.compile(
 """A token whose first part names it a digest, a nonce or an id (``sha256-…``, ``'nonce-…'``)."""
 _CAMEL_ID_BEFORE: Final = re.compile(rb"[a-z](?:Id|ID|Ids|IDs)\\?[\"']?\s*[:=]\s*\\?[\"']?$")
 """A value named as an id in camel case (``"UserId": "AIDA…"``, ``accountID=``)."""
-_TOKEN_MAX: Final = 64
-
-
-def _in_alphabet(data: bytes, a: int, end: int) -> tuple[int, int] | None:
-    """The whole token around the run ``data[a:end]`` (its parts joined by ``_``, ``-``, ``.``)
-    when it is random in its own alphabet and stands in a value's place."""
-    t0, t1 = a, end
-    while t0 > 0 and a - t0 < _TOKEN_MAX and _PLACE_BYTE[data[t0 - 1]]:
-        t0 -= 1
-    while t1 < len(data) and t1 - end < _TOKEN_MAX and _PLACE_BYTE[data[t1]]:
-        t1 += 1
-    while t1 < len(data) and data[t1] == 0x3D and t1 - end < 2:  # base64's padding
-        t1 += 1
-    if random_in_alphabet(data[t0:t1]) and _in_place(data, t0, t1):
-        return t0, t1
-    return None
-
-
-_PLACE_BYTE: Final = [bool(re.fullmatch(rb"[A-Za-z0-9_.+/-]", bytes([i]))) for i in range(256)]
 
 
 # --- words, mail addresses, byte lists and decoded text --------------------------------------------

@@ -3,8 +3,9 @@
 The audit's second opinion (``_opinion``) judges a run of letters and digits by its characters
 alone, in two strengths: ``random_looking`` for a run wherever it stands (both cases and digits,
 20 characters or more), ``random_in_alphabet`` for a value in a value's place (a quoted literal,
-a pair's value, a table's cell), where a narrower alphabet and 12 characters are enough. Neither
-shares anything with the scanner's rules.
+a pair's value, a table's cell), where a narrower alphabet and 12 characters are enough;
+``random_in_place`` finds that place around a run of an export's bytes. None of them shares
+anything with the scanner's rules.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["HEX", "PLACE_MIN", "RUN_MAX", "random_in_alphabet", "random_looking"]
+__all__ = ["HEX", "PLACE_MIN", "RUN_MAX", "random_in_alphabet", "random_in_place", "random_looking"]
 
 HEX: Final = re.compile(rb"[0-9a-fA-F-]+")
 """Hex digits and dashes: a digest, an id, a UUID."""
@@ -93,3 +94,45 @@ def random_in_alphabet(run: bytes) -> bool:
 _SEPARATORS: Final = re.compile(rb"[_.+/-]")
 _FILE_NAME: Final = re.compile(rb"\.[a-z][a-z0-9]{0,4}$")
 """A file's extension ends it (``app.3f2a1c4e.min.js``): a name, not a value."""
+
+
+_TOKEN_MAX: Final = 64
+
+
+def random_in_place(data: bytes, a: int, end: int) -> tuple[int, int] | None:
+    """The whole token around the run ``data[a:end]`` (its parts joined by ``_``, ``-``, ``.``)
+    when it is random in its own alphabet and stands in a value's place."""
+    t0, t1 = a, end
+    while t0 > 0 and a - t0 < _TOKEN_MAX and _PLACE_BYTE[data[t0 - 1]]:
+        t0 -= 1
+    while t1 < len(data) and t1 - end < _TOKEN_MAX and _PLACE_BYTE[data[t1]]:
+        t1 += 1
+    while t1 < len(data) and data[t1] == 0x3D and t1 - end < 2:  # base64's padding
+        t1 += 1
+    if random_in_alphabet(data[t0:t1]) and _in_place(data, t0, t1):
+        return t0, t1
+    return None
+
+
+_PLACE_BYTE: Final = [bool(re.fullmatch(rb"[A-Za-z0-9_.+/-]", bytes([i]))) for i in range(256)]
+
+
+def _in_place(data: bytes, a: int, b: int) -> bool:
+    """``data[a:b]`` stands where a value stands: the whole of a quoted literal, a pair's value
+    after ``=`` or ``:``, a table's cell between ``|`` or tabs (a JSON-escaped tab too); and it
+    ends where such a value ends."""
+    before = data[a - 1 : a]
+    if before in (b'"', b"'", b"`"):
+        return data[b : b + 1] == before or (
+            data[a - 2 : a - 1] == b"\\" and data.startswith(b"\\" + before, b)
+        )
+    after = data[b : b + 1]
+    if after and after not in b" \t\r\n,;&|)]}\\\"'":
+        return False
+    lead = _PLACE_LEAD.search(data, max(0, a - 8), a)
+    return lead is not None and not data.startswith(b"://", lead.start())
+
+
+_PLACE_LEAD: Final = re.compile(rb"(?:(?<=[A-Za-z_\"'\]])[=:]|\|| ?\t|\\t)[ \t]*$")
+"""What a pair's value or a cell follows: ``=`` or ``:`` after a name (not ``::``, ``==``, nor a
+row's number: ``12:``), ``|``, a tab."""

@@ -726,3 +726,39 @@ def test_a_credential_in_a_structure_the_opinion_reads_is_a_suspicion(
 def test_the_same_structure_holding_no_credential_is_no_suspicion(text: str) -> None:
     assert second_opinion(text.encode()) == []
     assert second_opinion(json.dumps({"output": text}).encode()) == []
+
+
+# A credential's name in a sentence, its value quoted or in backticks after a link word (``is``,
+# ``was``, ``to``): a passphrase of words, which no shape tells from prose but its quotes.
+PROSE_QUOTED: Final = [
+    (
+        'the wifi password is "purple monkey dishwasher", tell the guests',
+        "purple monkey dishwasher",
+    ),
+    ("set DB_PASS to 'orbit lantern cedar 42' before the migration", "orbit lantern cedar 42"),
+    ("my vault passphrase was `seven amber kites hum` until today", "seven amber kites hum"),
+    ("the staging API_KEY is `Hq7v-22-lantern`, rotate it", "Hq7v-22-lantern"),
+]
+PROSE_QUOTED_BENIGN: Final = [
+    'the password field says "Enter your password" in grey',
+    "Set `PGPASSWORD` to `$(cat ~/.pgpass)` in the job",
+    'the token is "expired" again; the password is "required" there',
+    'the API_KEY is "your-api-key-here" in the sample',
+    'the password is "the one in 1Password" and the secret is "not set"',
+    "if the token is `None`, the password is `getpass()`",
+]
+
+
+@pytest.mark.parametrize(("text", "value"), PROSE_QUOTED)
+def test_a_quoted_value_a_sentence_gives_a_credential_is_a_suspicion(text: str, value: str) -> None:
+    for data, shown in (
+        (text.encode(), value.encode()),
+        (json.dumps({"output": text}).encode(), json.dumps(value)[1:-1].encode()),
+    ):
+        assert [h.value for h in second_opinion(data)] == [shown], data
+
+
+@pytest.mark.parametrize("text", PROSE_QUOTED_BENIGN)
+def test_a_quoted_word_of_a_sentence_about_a_credential_is_none(text: str) -> None:
+    assert second_opinion(text.encode()) == []
+    assert second_opinion(json.dumps({"output": text}).encode()) == []
