@@ -156,6 +156,27 @@ def test_a_long_window_is_rewritten_in_chunks_exactly_as_whole(
     for size in (1, 2, 3, 5, 64, 1000):
         monkeypatch.setattr(_views, "REWRITE_CHUNK", size)
         assert _views._rewritten(window) == whole
+    monkeypatch.setattr(_views, "REWRITE_CHUNK", 1 << 16)
+    # the same when ASCII stretches are kept as they are, block by block: the table keeps ASCII
+    table = _views._table()
+    assert all(table[code] == chr(code) for code in range(128))
+    expected = (
+        window.replace(b"\\/", b"/")
+        .decode("utf-8", "surrogateescape")
+        .translate(table)
+        .encode("utf-8", "surrogateescape")
+    )
+    assert whole == expected
+    ascii_runs = window + b"".join(rng.choices([*parts, b"x" * 150, b"y" * 400], k=2000))
+    expected = (
+        ascii_runs.replace(b"\\/", b"/")
+        .decode("utf-8", "surrogateescape")
+        .translate(table)
+        .encode("utf-8", "surrogateescape")
+    )
+    for block in (1, 2, 3, 7, 128, 1000):
+        monkeypatch.setattr(_views, "ASCII_BLOCK", block)
+        assert _views._rewritten(ascii_runs) == expected, block
     # and a folded token cut by a chunk's end is still found
     monkeypatch.setattr(_views, "REWRITE_CHUNK", 1 << 16)
     styled = _styled(GITHUB, "bold")
