@@ -533,3 +533,19 @@ def test_the_gate_over_spans_reports_what_it_reports_over_the_whole_text() -> No
         data, [a for a, _ in spans], [b for _, b in spans]
     )
     assert list(found.ends[0]) == [20, starts[1] + 17, 61]
+
+
+def test_matching_says_what_a_full_scan_says_of_each_wanted_rule() -> None:
+    """``Gate.matching`` (a probe's block) stops once every wanted rule has matched: each wanted
+    rule is True where the full scan reports it, whichever matches first and in which part,
+    and a rule not wanted is False."""
+    rules = [Rule(rb"alpha[0-9]", once=True), Rule(rb"beta[0-9]", once=True)]
+    rules += [Rule(rb"gamma[0-9]", once=True)]
+    texts = [b"", b"alpha1 beta2 gamma3", b"gamma3 beta2", b"beta2 " * 50 + b"alpha1", b"none"]
+    for parts in (1, 2, 3):
+        g = Gate(rules, parts)
+        for text in texts:
+            ends = g.scan(text).ends
+            for wanted in ([True] * 3, [True, False, True], [False, True, False], [False] * 3):
+                expected = [want and bool(e) for want, e in zip(wanted, ends, strict=True)]
+                assert g.matching(text, wanted) == expected, (parts, text, wanted)
