@@ -115,7 +115,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   template's ``default('X', true)``), further forms (4 and 3 look-alikes) for an XML element named
   by an attribute with others after it (``<entry key="smtp.password" type="string">``), further
   forms (6 and 2 look-alikes) for a quote JSON-escaped before a value in the arguments reader's
-  gate (``outgoing-cred-cmd = "echo X"``, ``oathtool -b "<seed>"``).
+  gate (``outgoing-cred-cmd = "echo X"``, ``oathtool -b "<seed>"``); further forms (4 and 2
+  look-alikes) for a token as a URL's whole userinfo (``https://<token>@pypi.fury.io/…``,
+  ``amqps://<token>@host``).
 - batch 9: 309 forms and 44 look-alikes, blind on ``0f9d58e`` (52 leaked, 42 with ``findings:
   0``; 10 look-alikes damaged): package managers' and cloud CLIs' configuration and auth files
   (conda, Pipfile, uv, paket, vcpkg, cabal, pub, Julia, jfrog, codeartifact, OpenStack, Akamai,
@@ -237,7 +239,6 @@ _LIMITS_7: dict[str, str] = {
     "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
     "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
     "fw-hibernate-bind": f"{_SIBLING}: Hibernate's `binding parameter [2] … - [X]` after `insert … (email, password)`",
-    "dburl-nats-token-userinfo": f"{_NAME}: a token as a URL's userinfo, `nats://X@host`",
     "dburl-go-snowflake-dsn": f"{_NAME}: Go Snowflake DSN `user:X@account/db/schema`, no scheme",
     "shape-digits-pin": f"{_WORDS}: eight digits under `pin_code:`",
     "shape-unicode-letters": f"{_WORDS}: non-ASCII letters under `contraseña_admin:`",

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 71
+RULESET_VERSION: Final = 72
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -270,7 +270,10 @@ string after the call's head that reads as a credential; an XML element named by
 ``key`` attribute with other attributes after it (``<string name="api_key"
 translatable="false">X``); a quote JSON-escaped before a value in the arguments reader's gate
 (``cmd = \\"echo X\\"``, ``-b \\"<seed>\\"``) and a setting naming ``auth``, dotted, that prints
-the password (``backend.auth.cmd``)."""
+the password (``backend.auth.cmd``).
+72: a token as a URL's whole userinfo (``nats://X@host``, ``https://X@pypi.fury.io/…``): a
+random-looking user name of 16 bytes or more before the host is a credential (``url-password``);
+hex is an id there (a Sentry DSN's public key)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -26,6 +26,7 @@ from ._names import digest_prefixed
 from ._pem import PEM_GATE, PEM_HEADER, PEM_WINDOW, private_key
 from ._values import (
     ciphertext,
+    high_entropy,
     literal_value,
     masked,
     store_reference,
@@ -346,6 +347,12 @@ def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
     ):
         if name in m.re.groupindex and m.group(name) is not None:
             return Hit(rule, m.start(name), m.end(name), m.group(name))
+    user = m.group("user") if "user" in m.re.groupindex else None
+    if user is not None and len(user) <= 256 and high_entropy(user):
+        # a token as the URL's whole userinfo (nats://X@host, https://X@pypi.fury.io/…): a
+        # random-looking user name of both cases and digits is a credential; git@, postgres@, a
+        # person's name are not, nor hex (a Sentry DSN's public key, an id)
+        return Hit("url-password", m.start("user"), m.end("user"), user)
     return None
 
 
@@ -848,6 +855,9 @@ def keyword_passes() -> list[Pass]:
                 # the password runs to the last "@" before the host (a password may hold an
                 # unencoded "@"; a user name may be an e-mail address)
                 rb"://(?:[^/\s:\"'`\\<>\x00\xff]{0,128}:(?P<password>[^/\s\"'`\\<>\x00\xff]{1,256})@"
+                # a token as the whole userinfo: unbounded, which hyperscan's gate runs cheaper
+                # than a bounded repeat (no "@" in the class: linear for re too)
+                rb"|(?P<user>[A-Za-z0-9_\-.~]{16}[A-Za-z0-9_\-.~]*)@[A-Za-z0-9]"
                 rb"|discord(?:app)?\.com/api/webhooks/(?P<discord>[0-9]+/[A-Za-z0-9_\-]{20,}))"
             ),
             _url,
