@@ -146,7 +146,9 @@ def _numbered(part: bytes, value: bytes) -> bool:
 def shaped(value: bytes, *, tokens: bool = True) -> bool:
     """``value`` (one word, trimmed) is shaped as a password or (with ``tokens``) a token."""
     n = len(value)
-    if n < 8 or value[0] in _REFERENCE_HEADS or any(c in value for c in _CODE):
+    if n < 8 or value[0] in _REFERENCE_HEADS or _DIGIT.isdisjoint(value):
+        return False  # no shape without a digit (nor its URL-decoding: %3X is the only way to one)
+    if any(c in value for c in _CODE):
         return False
     if _CHARACTER_REFERENCE.search(value) is not None or _CLASS_RANGE.search(value) is not None:
         return False  # HTML's &#39; and &quot;, a regex's class: text and code, not symbols
