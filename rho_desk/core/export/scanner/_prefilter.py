@@ -336,7 +336,13 @@ def keyword_rule(rule: Pass) -> Rule:
                 weight=rule.weight,
             )
         if back:
-            return Rule(rule.pattern.pattern, caseless=caseless, last=regex, back=back)
+            return Rule(
+                rule.pattern.pattern,
+                caseless=caseless,
+                last=regex,
+                back=back,
+                alternatives=rule.alternatives,
+            )
         return Rule(rule.pattern.pattern, caseless=caseless, start=regex, offset=offset)
     if rule.anchor is None:
         return Rule(

@@ -220,7 +220,9 @@ class Pass:
     """For token rules: what the gate searches instead of ``pattern``, one expression each (every
     match of the pattern is a match of one of them that ends where it ends). A vendor pass joins
     tokens under their shared first byte, which is all the literal hyperscan would find in the
-    joined pattern; one by one, each token has its own (``NRAK-``, ``xoxb-``)."""
+    joined pattern; one by one, each token has its own (``NRAK-``, ``xoxb-``). For keyword rules
+    with a ``gate`` whose ``back`` is set: what the gate searches instead of its regex, one
+    expression each (their ends are the regex's ends)."""
     window: int = 0
     """With ``gate`` (offset and back 0): the regex's match is at most this long, and the gate
     reports its end; the scanner searches ``anchor`` in the window before each (a regex that
