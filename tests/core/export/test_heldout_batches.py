@@ -140,6 +140,12 @@ against them). The same checks run over every batch; what differs is data (``BAT
   hashes in a commit message, CSS colors, identifiers with digits, file names, cloud sizes and
   target triples, UUIDs and instance ids, timestamps, package pins).
 
+``heldout_reserve_10.json``: 182 further secret forms written blind with batch 9, from the same
+kinds of source (a random draw within each source's forms chose which went into batch 9), never
+measured and read by no test. They are the next batch: measure them on main before reading them
+or writing a rule from them; they show whether fixes made from batch 9's forms reach their
+siblings.
+
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
 exported as JSON: no secret of it survives, plain, escaped or decoded (batch 3's views; batch 4 adds HTML character references and an
