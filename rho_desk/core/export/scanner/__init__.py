@@ -34,6 +34,8 @@ joined by ``0xFF``) in this order:
    codes listed under their label; a tool's ``New value: X`` under a line naming a credential);
    **sentences** (``_sentences``): a word shaped as a password or a token on the line of a
    credential noun of any language (``_nouns``' table of stems), whatever the words between;
+   **generated words** (``_generated``): a word shaped as a generated password standing apart,
+   whatever the language around it names it with;
    **transcripts** (``_transcripts``): a shell's or a REPL's prompt line naming a credential and
    the value printed on the line after it, Redis' numbered replies; **key material**
    (``_material``): lines of key material or codes that what stands around them names (an

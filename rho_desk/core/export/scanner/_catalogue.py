@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 72
+RULESET_VERSION: Final = 73
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -273,7 +273,10 @@ translatable="false">X``); a quote JSON-escaped before a value in the arguments 
 the password (``backend.auth.cmd``).
 72: a token as a URL's whole userinfo (``nats://X@host``, ``https://X@pypi.fury.io/…``): a
 random-looking user name of 16 bytes or more before the host is a credential (``url-password``);
-hex is an id there (a Sentry DSN's public key)."""
+hex is an id there (a Sentry DSN's public key).
+73: a word shaped as a generated password standing apart in text, in any language (``_generated``:
+12 to 64 bytes, both cases and digits, pieces of one or two letters, ``!``, ``^`` or ``~`` between
+a letter or digit and two more): prose naming its credential in a word no noun table holds."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -116,6 +116,7 @@ from ._engine import (
     wrapped_tail,
 )
 from ._entropy import entropy_hits
+from ._generated import generated_passes
 from ._grammar import (
     der_private_key,
     grammar_passes,
@@ -963,6 +964,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *command_passes(),
         *prose_passes(),
         *sentence_passes(),
+        *generated_passes(),
         *named_passes(),
         *transcript_passes(),
         *material_passes(),

@@ -1,0 +1,126 @@
+"""Generated words: a word shaped as a generated password standing apart in text, in any language.
+
+``_sentences`` reads a value beside a credential noun of the languages ``_nouns`` knows; a
+sentence in another language or a transliteration (``focal faire``, ``mima``, ``pasuwādo``) names
+its credential in a word no table holds. What does not change with the language is the value:
+no language writes a word whose letters change case every one or two letters among digits
+(``gyeIoN^cflf7ik``, ``JALXcI4i!Zp5L4``, ``w~PnV.jF6GFU``). This pass reads that shape alone,
+wherever the word stands apart (a space, a quote, a bracket or another script before it; a space,
+a quote, a bracket, punctuation or another script after it) and holds ``!``, ``^`` or ``~``
+between a letter or digit and two more (the gate: other symbols and none, ``cM_8TD8a3eAY``,
+``HxaF2+glaNPOfj``, are left, see docs/security.md):
+
+* 12 to 64 letters, digits and the symbols of passwords and generated strings
+  (``!#$%&*+^~._-``), with upper- and lower-case letters and digits;
+* read as pieces (a capitalised or lower-case run, an upper-case run, a number): three or more
+  pieces of one or two letters (``Io``, ``N``, ``ik``), or two and a symbol of passwords inside
+  the word (``HxaF2+glaNPOfj``), a quarter of the pieces or more;
+* few words: the pieces of five letters or more (``Instruct``, ``Standard``, ``Cluster``) under
+  two fifths of the word.
+
+What is shaped otherwise stays: model names (``Llama-3.1-70B-Instruct``, ``gpt-4o-mini``),
+versions, ticket ids, hashes and UUIDs (one case), identifiers (``parseHttpResponseV2``: long
+pieces), base64 data longer than 15 (a key's line, a fingerprint, a ciphertext: the entropy
+rules' and the decoders' to read), file names and paths (``/``), references (``#``, ``$``, ``@``
+first), prefixed ids (``cus_…``), a word glued to ``=``, ``/`` or ``:`` (a query, a path, a
+field).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._catalogue import Hit
+from ._rules import Pass
+from ._work import spend
+
+__all__ = ["generated", "generated_passes"]
+
+_GATE: Final = rb"[A-Za-z0-9][!^~][A-Za-z0-9]{2}"
+"""Where such a word can be: a symbol of passwords that code and prose rarely put between letters
+or digits (``N^cf``, ``i!Zp``, ``w~Pn``; not ``{x!r}``, ``a^2``, ``~/``). A word of other symbols
+(``HxaF2+gla``, ``cM_8TD8a3eAY``) is not read: a gate for it costs the scan more than the speed
+targets allow."""
+_WORD_BYTES: Final = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&*+^~._-"
+)
+_APART: Final = frozenset(b" \t\r\n\"'`()[]<>{},;:|") | frozenset(range(0x80, 0x100))
+"""What sets a word apart: a space, a quote, a bracket, a comma, a colon, another script."""
+_UPPER: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_LOWER: Final = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_DIGIT: Final = frozenset(b"0123456789")
+_PIECE: Final = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+_PREFIXED: Final = re.compile(rb"[a-z]{2,12}[_-]")
+"""A prefixed id or a label (``cus_…``, ``nonce-…``)."""
+_VERSION: Final = re.compile(rb"[vV]?[0-9]+\.[0-9]")
+_HEX_ID: Final = re.compile(rb"[0-9a-f]{8,}[-_.][A-Za-z0-9]{1,8}|[A-Za-z0-9]{1,8}[-_.][0-9a-f]{8,}")
+_SYMBOLS: Final = frozenset(b"!#$%&*+^~")
+_EXTENSION: Final = re.compile(rb".*\.[a-z]{1,4}[0-9]?")
+_BASE64: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+")
+_DATA: Final = 15
+_MIN: Final = 12
+_MAX: Final = 64
+
+
+def generated(word: bytes) -> bool:
+    """``word`` (trimmed) is shaped as a generated password or token."""
+    n = len(word)
+    if n < _MIN or n > _MAX or word[0] in b"#$%&.~-" or _PREFIXED.match(word) is not None:
+        return False
+    chars = frozenset(word)
+    if chars.isdisjoint(_UPPER) or chars.isdisjoint(_LOWER) or chars.isdisjoint(_DIGIT):
+        return False
+    if b".." in word or _VERSION.match(word) is not None or _HEX_ID.fullmatch(word) is not None:
+        return False  # a mask (``sk-proj-...9fQa``), a version, a hex id (``f0f65f4c89ce96fc-AMS``)
+    if n > _DATA and chars <= _BASE64:
+        return False  # base64 data: a key's line, a fingerprint, a ciphertext, a nonce
+    if _EXTENSION.fullmatch(word) is not None:
+        return False  # a file's name
+    short = pieces = words = 0
+    for piece in _PIECE.findall(word):
+        pieces += 1
+        if piece[0] in _DIGIT:
+            continue
+        size = len(piece)
+        if size <= 2:
+            short += 1
+        elif size >= 5:
+            words += size
+    if short < 2 or (short < 3 and _SYMBOLS.isdisjoint(word[1:-1])):
+        return False  # three short pieces, or two and a symbol inside (``HxaF2+glaNPOfj``)
+    return short * 4 >= pieces and words * 5 < n * 2
+
+
+_AT: Final = re.compile(_GATE)
+_BEFORE: Final = frozenset(b" \t\"'`([<{") | frozenset(range(0x80, 0x100))
+"""What sets a word apart before it: a space, a quote, a bracket, another script."""
+
+
+def _generated(data: bytes, m: re.Match[bytes]) -> Hit | None:
+    at = m.start()
+    lo = max(0, at - _MAX)
+    a = at
+    while a > lo and data[a - 1] in _WORD_BYTES:
+        a -= 1
+    if a > 0 and data[a - 1] not in _BEFORE:
+        return None  # glued to ``=``, ``/``, ``:``: a query, a path, a field
+    hi = min(len(data), a + _MAX + 1)
+    b = at + 1
+    while b < hi and data[b] in _WORD_BYTES:
+        b += 1
+    spend(b - lo)
+    if b < len(data) and data[b] not in _APART and data[b] != 0x5C:
+        return None  # glued to ``=``, ``/``, ``@``: a query, a path, data
+    while b > a and data[b - 1] == 0x2E:
+        b -= 1  # the sentence's full stop
+    word = data[a:b]
+    if not generated(word):
+        return None
+    return Hit("credential-assignment", a, b, word)
+
+
+def generated_passes() -> list[Pass]:
+    """The pass of this module, in the form ``SecretScanner`` runs keyword passes: the gate
+    reports where its match ends, the pass reads the word around the match's start."""
+    return [Pass(_AT, _generated, gate=(_GATE, 0, 4))]
