@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 9 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 10 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -139,12 +139,11 @@ against them). The same checks run over every batch; what differs is data (``BAT
   Armenian, no noun at all), and look-alikes in prose (model names, versions and issue refs,
   hashes in a commit message, CSS colors, identifiers with digits, file names, cloud sizes and
   target triples, UUIDs and instance ids, timestamps, package pins).
-
-``heldout_reserve_10.json``: 182 further secret forms written blind with batch 9, from the same
-kinds of source (a random draw within each source's forms chose which went into batch 9), never
-measured and read by no test. They are the next batch: measure them on main before reading them
-or writing a rule from them; they show whether fixes made from batch 9's forms reach their
-siblings.
+- batch 10: 182 forms, no look-alikes, blind on ``957a345`` (22 leaked, 12 with ``findings:
+  0``; on ``0f9d58e``, before the fixes made from batch 9's forms, 25): the forms written blind
+  with batch 9 from the same kinds of source, which a random draw within each source left out
+  of it, kept unmeasured and unread until then. They show whether fixes made from batch 9's
+  forms reach their siblings.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -410,6 +409,46 @@ _UNFLAGGED_9 = {
     "x-nl-noword",
 }
 
+# batch 10 (batch 9's reserve, measured blind on 957a345), by cause
+_LIMITS_10: dict[str, str] = {
+    "cloud-tccli-credential": f'{_NAME}: Tencent\'s `"secretId": "AKID…"` (the id half; `secretKey` is redacted)',
+    "cloud-ngrok-yml": f'{_SEPARATOR}: a `"user:X"` list entry under `basic_auth:`',
+    "obs-sumo-user-properties": f"{_NAME}: Sumo Logic's `accessid=` (the id half; `accesskey=` is redacted)",
+    "obs-graylog-gelf-http": f"{_ARGV}: `curl -u <token>:token`: the token as the user, the word `token` as the password",
+    "ide-hexchat-servlist": f"{_NAME}: HexChat's single-letter `P=X` among `N=`, `U=`, `S=`",
+    "http-libcurl-userpwd": f'{_POSITION}: `curl_easy_setopt(curl, CURLOPT_USERPWD, "u:X")`: the option names the argument',
+    "http-mathematica-urlread": f'{_SEPARATOR}: Mathematica\'s rule `"X-Api-Key" -> "X"`',
+    "url-apprise-urls": f"{_URL_PATH}: Apprise's `pover://user@token`, `discord://id/token`",
+    "url-infura-project": f"{_URL_PATH}: Infura's `/v3/<32 hex>`",
+    "sdk-alpaca-headers": f"{_NAME}: the header `APCA-API-KEY-ID: X` (the id half; the secret key's header is redacted)",
+    "log-ecto-debug-params": f'{_LOGGED}: Ecto\'s `VALUES ($1,$2,…) ["postmark", "X", …]`, the column list naming `"token"`',
+    "log-strapi-env": f"{_NAME}: `APP_KEYS=a==,b==,c==`: a comma list under a plural name",
+    "trace-python-better-exceptions": f"{_LOGGED}: better_exceptions' `│ └ 'X'` tree under `Mollie(api_key, …)`",
+    "trace-scala-case-class": f"{_LOGGED}: a case class printed `DbConf(jdbc:…,orders,X,10)`, no names",
+    "sql-mysql-aes-encrypt": f"{_POSITION}: the key argument of `AES_ENCRYPT(…, UNHEX(SHA2('X', 256)))`",
+    "db-arangosh-password": f"{_ARGV}: `--server.password X`: a dotted option name",
+    "sys-smbpasswd-s": f"{_ARGV}: `(echo X; echo X) | smbpasswd -s`: a password piped to a client reading standard input",
+    "sys-certutil-importpfx": f"{_ARGV}: Windows `certutil -p X -importpfx`",
+    "sys-tf-login-comma": f"{_ARGV}: `tf … /login:DOMAIN\\u,X`",
+    "code-verilog-key": f"{_NAME}: Verilog's `localparam [127:0] KEY = 128'h<hex>`",
+    "code-objc-dict-literal": f'{_SEPARATOR}: Objective-C\'s `@{{@"X-Api-Key": @"X"}}`',
+    "emb-arduino-iot-secret": f'{_NAME}: `#define SECRET_DEVICE_KEY "X"` (the `SECRET_OPTIONAL_PASS` line is redacted)',
+}
+_UNFLAGGED_10 = {
+    "cloud-tccli-credential",
+    "obs-sumo-user-properties",
+    "obs-graylog-gelf-http",
+    "url-infura-project",
+    "sdk-alpaca-headers",
+    "log-ecto-debug-params",
+    "trace-scala-case-class",
+    "db-arangosh-password",
+    "sys-smbpasswd-s",
+    "sys-certutil-importpfx",
+    "sys-tf-login-comma",
+    "code-verilog-key",
+}
+
 
 @dataclass(frozen=True)
 class Batch:
@@ -557,6 +596,17 @@ BATCHES: dict[int, Batch] = {
             "ok-cucumber-outline": '`with password "<password>" 3 times` and an Examples column `password` holding `wrong`',
             "x-ok-camel-digits": "`ResNet50V2Backbone` among identifiers with digits read as a credential-shaped word",
             "ok-sql-no-literal-secret": "DuckDB `CREATE SECRET lake (TYPE S3, PROVIDER credential_chain, REGION 'eu-west-1')`: the region read as the secret",
+        },
+    ),
+    10: Batch(
+        10,
+        182,
+        0,
+        _LIMITS_10,
+        unflagged={
+            k: f"{v}; by shape the second opinion sees nothing to flag"
+            for k, v in _LIMITS_10.items()
+            if k in _UNFLAGGED_10
         },
     ),
 }
