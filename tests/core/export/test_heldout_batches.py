@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 10 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 11 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -144,6 +144,52 @@ against them). The same checks run over every batch; what differs is data (``BAT
   with batch 9 from the same kinds of source, which a random draw within each source left out
   of it, kept unmeasured and unread until then. They show whether fixes made from batch 9's
   forms reach their siblings.
+- batch 11: 370 forms and 61 look-alikes, blind on ``957a345`` (103 leaked, 84 with ``findings:
+  0``; 10 look-alikes damaged), from sources no earlier batch holds: self-hosted apps'
+  configuration (Nextcloud, MediaWiki, Moodle, Odoo, ERPNext, Mastodon, Akkoma, Lemmy, Zulip,
+  Paperless, Vaultwarden, Meilisearch, Typesense, Qdrant, Authelia, authentik, Ory, ZITADEL,
+  Proxmox, TrueNAS, Pi-hole, AdGuard Home), network devices and services (Arista, Junos, VyOS,
+  FortiGate, PAN-OS, OpenWrt UCI, UniFi, Meraki, keepalived, FRR, BIRD, RADIUS, TACACS+, NTP and
+  chrony keys, shadowsocks, Xray, trojan, SoftEther, Tor, IPMI, iLO, Redfish), database servers
+  and pools (Galera, MaxScale, pgBackRest, wal-g, pgpool, Patroni, PgCat, Odyssey, Firebird,
+  Sybase, Teradata, SAP HANA, Netezza, Exasol, SQLCipher, H2, Derby, kdb+, ScyllaDB, EdgeDB,
+  Dgraph, Hazelcast, Ignite, OpenSearch, Solr, QuestDB, VictoriaMetrics) and SQL of their
+  dialects, developer SaaS (SonarQube, Codecov, Renovate, Chromatic, Sauce Labs, analytics,
+  support desks, push and chat webhooks of Chinese and other messengers), payment gateways of
+  other regions, AI tools (LiteLLM, Helicone, Mistral, Cohere, Voyage, Jina, ElevenLabs, Deepgram,
+  Modal, ClearML, Gradio, Dash, Zed, Copilot's hosts.json, Sourcegraph), Windows, Linux and
+  virtualization administration (``sc config``, LAPS, MDT, event 4688, Sysmon, cloud-init, NixOS,
+  rsyslog, Wazuh, CrowdSec, osquery, s3fs, govc, QEMU, LXD, Harbor, Quay, containerd, ``docker
+  inspect``/``history``, ``kubectl describe``, auditd's hex arguments, Ceph, Garage, Storj), code
+  in further languages and tools (Ballerina, Apex, ABAP, IEC 61131 ST, AutoHotkey, AutoIt, Inno
+  Setup, NSIS, VBScript, Raku, V, Odin, Haxe, ReScript, PureScript, Lean, Pharo, Forth, APL, D,
+  Cairo, Move, Vyper, SystemVerilog, Chisel, Gradle Kotlin DSL, Bazel, CMake presets, Spack,
+  Capistrano, Deployer, Fabric, pyinfra, Tableau, Looker, Power Query, Apps Script, org-babel, R
+  Markdown, Pluto, Stata, Octave, Sage), traces and debug output (OpenTelemetry's debug exporter,
+  Jaeger, Zipkin, tshark, ngrep, SSLKEYLOGFILE, Burp, Fiddler, Charles, Linkerd tap, Envoy, Delve,
+  lldb, dotnet-dump, jstack, bpftrace, ltrace, netlog, logcat, k6, Locust, JMeter, Artillery,
+  Gatling, REST Client files, ``curl --trace-ascii``, ``wget -d``, database and web servers' logs,
+  job queues' arguments, structs printed by debuggers and by nine languages' string forms), chat
+  exports and notes (WhatsApp, Signal, Obsidian, Logseq, Org drawers, AsciiDoc, reStructuredText,
+  MediaWiki, Confluence, Redmine, Bugzilla, Trello, Reddit, Mastodon, Joplin, ENEX, TiddlyWiki,
+  BBCode, Teams and Slack cards, password managers' exports), deployment (GitLab and Forgejo
+  runners, Cloud Foundry, Juju, Deno Deploy, Render, Koyeb, Octopus, AppVeyor, Cirrus, Argo
+  Workflows, AWX, Rundeck, StackStorm, Foreman, Tilt, Skaffold, Garden, Spacelift, Waypoint, Cloud
+  Build), DNS and ACME clients (acme.sh, lego, GoDaddy, Porkbun, DuckDNS, deSEC, Namecheap,
+  certbot plugins, ``knsupdate``), prose in 49 languages no batch had (Tigrinya, Shahmukhi
+  Punjabi, Dari, Bashkir, Chuvash, Quechua, Aymara, Guarani, Haitian Creole, Tok Pisin, Tongan,
+  Fula, Lingala, Kirundi, Oromo, Tswana, Sesotho, Dhivehi, Sindhi, Chechen, Sakha, Romansh,
+  Friulian, Sicilian, Manx, Cornish, Scots, Low German, Walloon, Limburgish, Kashubian, Hmong,
+  Cherokee, Inuktitut, Greenlandic, Tahitian, Bislama, Twi, Ewe, Luganda, Chichewa, Tsonga,
+  Bambara, Tetum, Ilocano, Dzongkha, Konkani, Cantonese, Ladino; letters only, words with spaces,
+  PINs, hex, UUIDs, base64), encodings and the session's places (title, cwd, last command, a
+  failed result, reasoning).
+
+``heldout_reserve_12.json``: 177 further secret forms written blind with batch 11, from the
+same kinds of source (a random draw within each source's forms chose which went into batch
+11), never measured and read by no test. They are the next batch: measure them on main before
+reading them or writing a rule from them; they show whether fixes made from batch 11's forms
+reach their siblings.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -449,6 +495,199 @@ _UNFLAGGED_10 = {
     "code-verilog-key",
 }
 
+# batch 11 (written blind, measured on 957a345), by cause
+_LIMITS_11: dict[str, str] = {
+    "sh-uptime-kuma-push": f"{_URL_PATH}: Uptime Kuma's `/api/push/<token>`",
+    "sh-healthchecks-ping": f"{_URL_PATH}: healthchecks' `hc-ping.com/<uuid>`",
+    "sh-proxmox-token-output": f"{_TABLE}: `pveum user token add`'s box-drawn key/value table, the token a UUID in the `value` row",
+    "sh-kratos-secrets": f"{_NEXT_LINE}: list items under `cookie:` / `cipher:` under `secrets:` (the DSN's password is redacted)",
+    "net-openwrt-uci-wifi": f"{_WORDS}: OpenWrt UCI `option key 'four words'`",
+    "net-openwrt-uci-set": f"{_NAME}: `uci set wireless.<iface>.key='X'` (a dotted path ending in `key`)",
+    "net-radtest": f"{_ARGV}: `radtest user X server port X` by position",
+    "net-ntp-keys": f"{_RECORD}: ntp.keys `id type key` rows",
+    "net-chrony-keys": f"{_RECORD}: chrony.keys `1 SHA1 HEX:<40 hex>` (the AES128 row is redacted)",
+    "net-mullvad-account": f"{_ARGV}: `mullvad account login <16 digits>` (the account number is the login)",
+    "net-protonvpn-ovpn-auth": f"{_BARE}: an OpenVPN `auth-user-pass` file, the password alone on line 2 (line 1 is redacted)",
+    "net-tor-hidserv-auth": f"{_RECORD}: Tor's `<onion>:descriptor:x25519:<base32 key>`",
+    "net-privoxy-forward": f"{_URL_PATH}: privoxy `forward-socks5t / user:X@host:port .` (userinfo with no scheme)",
+    "net-pppoe-chap-secrets": f'{_RECORD}: pppd chap-secrets `"client" * "X" *` under a commented header',
+    "db-pgbackrest-conf": f"{_NAME}: pgBackRest `repo1-s3-key=` (the key id half; `-key-secret` and `cipher-pass` are redacted)",
+    "db-hana-hdbuserstore": f"{_ARGV}: `hdbuserstore SET KEY host user X` by position",
+    "db-kdb-hopen": f"{_RECORD}: kdb+ ``hopen `:host:port:user:X``",
+    "db-dgraph-login": "a JWT's payload and signature after its header (the header alone is redacted; the form's payload is not base64 JSON)",
+    "db-aerospike-conf": f"{_ARGV}: `asinfo -U admin -P X` in a configuration's comment",
+    "db-mongo-keyfile-inline": f"{_BARE}: a keyfile's base64 in a comment under `# keyfile contents`",
+    "saas-saucelabs-key": "a UUID under `key:` in wdio.conf.js (Sauce Labs' access key): read as an id",
+    "saas-freshdesk-key-as-user": f"{_ARGV}: `curl -u KEY:X` with the API key as basic auth's user",
+    "saas-signal-cli-register": f"{_ARGV}: `signal-cli verify <code> --pin <digits>`",
+    "ai-modal-toml": f'{_NAME}: Modal\'s `token_id = "ak-…"` (the id half; `token_secret` is redacted)',
+    "ai-dash-auth-pairs": f"{_NAME}: Dash's `VALID_USERNAME_PASSWORD_PAIRS` dict, a user's name as each key",
+    "ai-codeium-key": 'a UUID as an Emacs `(setq codeium/metadata/api_key "…")`: read as an id',
+    "sys-autologon-reg": f"{_ARGV}: `reg add … /v DefaultPassword /d X` (the value's name in `/v`)",
+    "sys-s3fs-passwd": f"{_RECORD}: `.passwd-s3fs` `ACCESS:SECRET` (the access key id half)",
+    "sys-useradd-chpasswd-heredoc": f"{_RECORD}: `chpasswd` heredoc `user:X` rows (the first row is redacted)",
+    "code-apex-named-cred": f"{_POSITION}: Apex `Blob.valueOf('user:' + 'X')`",
+    "code-autohotkey": f'{_POSITION}: AutoHotkey `Send "X{{Enter}}"`',
+    "code-autoit": f'{_POSITION}: AutoIt `ControlSetText("Login", "", "Edit2", "X")`',
+    "code-nsis": 'a value copied into a register (`StrCpy $0 "X"`) that a later `/password $0` names',
+    "code-raku": f"{_SEPARATOR}: Raku's colon pair `:password<X>`",
+    "code-move": f"{_BARE}: a 0x hex key in a comment under `// deployer key`",
+    "code-systemverilog": "a Verilog sized literal `128'h<hex>` under `AES_KEY` / `AES_IV`",
+    "code-spack-mirror": f"{_SIBLING}: spack's `access_pair: [ID, SECRET]` flow list",
+    "code-org-babel": f"{_ARGV}: an org-babel header argument `:dbpassword X`",
+    "code-octave": f'{_POSITION}: Octave/MATLAB `database("dw", "user", "X", …)`',
+    "tr-sslkeylog": f"{_RECORD}: SSLKEYLOGFILE `LABEL <client random> <secret>`: the public client random is redacted, the secret after it kept",
+    "tr-lldb-frame-variable": 'lldb\'s `(NSString *) password = 0x… @"X"`: the pointer read as the value, the string after it kept',
+    "tr-ltrace-getpass": f'{_PRINTED}: ltrace\'s `getpass("…password: ") = "X"` (a call\'s return value)',
+    "tr-android-logcat": 'a 6-digit PIN under `"pin"` in a logged JSON body (the second opinion flags it)',
+    "tr-jmeter-jmx": f"{_SIBLING}: JMeter's `Argument.value` before `Argument.name` = password",
+    "tr-sentry-breadcrumb": "a 6-digit `otp=` in a breadcrumb's URL query (the session beside it is redacted)",
+    "tr-haproxy-log-basic": f"{_ENCODED}: a captured `{{Basic <base64>}}` header in an HAProxy log line",
+    "tr-gunicorn-access-query": "an 8-digit reset `code=` in an access log's query",
+    "tr-sidekiq-retry": f"{_LOGGED}: a Sidekiq job's `args` list",
+    "pr-prs": f"{_FOREIGN}: Dari",
+    "pr-ba": f"{_FOREIGN}: Bashkir",
+    "pr-cv": f"{_FOREIGN}: Chuvash",
+    "pr-qu": f"{_FOREIGN}: Quechua",
+    "pr-ay": f"{_FOREIGN}: Aymara",
+    "pr-ht": f"{_FOREIGN}: Haitian Creole",
+    "pr-to": f"{_FOREIGN}: Tongan",
+    "pr-ff": f"{_FOREIGN}: Fula",
+    "pr-ln": f"{_FOREIGN}: Lingala",
+    "pr-rn": f"{_FOREIGN}: Kirundi",
+    "pr-om": f"{_FOREIGN}: Oromo",
+    "pr-tn": f"{_FOREIGN}: Tswana",
+    "pr-st": f"{_FOREIGN}: Sesotho",
+    "pr-dv": f"{_FOREIGN}: Dhivehi",
+    "pr-sd": f"{_FOREIGN}: Sindhi",
+    "pr-ce": f"{_FOREIGN}: Chechen",
+    "pr-sah": f"{_FOREIGN}: Sakha",
+    "pr-rm": f"{_FOREIGN}: Romansh",
+    "pr-fur": f"{_FOREIGN}: Friulian",
+    "pr-scn": f"{_FOREIGN}: Sicilian",
+    "pr-gv": f"{_FOREIGN}: Manx",
+    "pr-kw": f"{_FOREIGN}: Cornish",
+    "pr-sco": f"{_FOREIGN}: Scots",
+    "pr-nds": f"{_FOREIGN}: Low German",
+    "pr-wa": f"{_FOREIGN}: Walloon",
+    "pr-li": f"{_FOREIGN}: Limburgish",
+    "pr-hmn": f"{_FOREIGN}: Hmong",
+    "pr-chr": f"{_FOREIGN}: Cherokee",
+    "pr-iu": f"{_FOREIGN}: Inuktitut",
+    "pr-kl": f"{_FOREIGN}: Greenlandic",
+    "pr-ty": f"{_FOREIGN}: Tahitian",
+    "pr-bi": f"{_FOREIGN}: Bislama",
+    "pr-ak": f"{_FOREIGN}: Twi",
+    "pr-ee": f"{_FOREIGN}: Ewe",
+    "pr-lg": f"{_FOREIGN}: Luganda",
+    "pr-ny": f"{_FOREIGN}: Chichewa",
+    "pr-ts": f"{_FOREIGN}: Tsonga",
+    "pr-bm": f"{_FOREIGN}: Bambara",
+    "pr-tet": f"{_FOREIGN}: Tetum",
+    "pr-ilo": f"{_FOREIGN}: Ilocano",
+    "pr-dz": f"{_FOREIGN}: Dzongkha",
+    "pr-yue": f"{_FOREIGN}: Cantonese",
+    "pr-lad": f"{_FOREIGN}: Ladino",
+    "pr-ht-letters": f"{_FOREIGN}: Haitian Creole `modpas … se X`, a letters-only value",
+    "pr-tpi-letters-caps": f"{_FOREIGN}: Tok Pisin `pasword em X`, upper-case words with spaces",
+    "pr-ti-mixed": f"{_FOREIGN}: Tigrinya quoted in an English reasoning summary",
+    "cn-whatsapp-export": f"{_ALONE}: a WhatsApp export's reply holding only the value, after a question naming it (Portuguese `senha`)",
+    "cn-signal-export": f"{_PROSE_9}: `user ext-kim / X` in a chat export",
+    "cn-slack-blockkit": f"{_NEXT_LINE}: Slack block kit's `*Token:*\\n`X`` (a JSON-escaped line break)",
+    "loc-cwd-basic-auth": f"{_URL_PATH}: a davfs mount directory named `https_user:X@host` in the cwd",
+    "loc-cwd-token-dir": "a runner's token-shaped directory `runner-<32 alnum>` in the cwd",
+    "loc-user-paste-two": f"{_PROSE_9}: the second of two values labelled after them (`X (prod) and Y (staging)`; the first is redacted)",
+    "loc-user-colon-list": f"{_SEPARATOR}: `pass - X`",
+    "loc-write-notes": f"{_NAME}: `- grafana admin: X` (a service and a role, no credential noun; the `minio root:` line is redacted)",
+    "dns-caddy-cloudflare": f"{_DIRECTIVE}: Caddy's `acme_dns cloudflare <token>`",
+}
+_UNFLAGGED_11 = {
+    "sh-uptime-kuma-push",
+    "sh-healthchecks-ping",
+    "sh-proxmox-token-output",
+    "net-openwrt-uci-wifi",
+    "net-radtest",
+    "net-ntp-keys",
+    "net-chrony-keys",
+    "net-mullvad-account",
+    "net-tor-hidserv-auth",
+    "net-privoxy-forward",
+    "db-hana-hdbuserstore",
+    "db-kdb-hopen",
+    "db-aerospike-conf",
+    "saas-saucelabs-key",
+    "saas-freshdesk-key-as-user",
+    "saas-signal-cli-register",
+    "ai-modal-toml",
+    "ai-codeium-key",
+    "sys-s3fs-passwd",
+    "sys-useradd-chpasswd-heredoc",
+    "code-autohotkey",
+    "code-nsis",
+    "code-raku",
+    "code-move",
+    "code-systemverilog",
+    "code-octave",
+    "tr-sslkeylog",
+    "tr-jmeter-jmx",
+    "tr-sentry-breadcrumb",
+    "tr-haproxy-log-basic",
+    "tr-gunicorn-access-query",
+    "tr-sidekiq-retry",
+    "pr-prs",
+    "pr-ba",
+    "pr-cv",
+    "pr-qu",
+    "pr-ay",
+    "pr-ht",
+    "pr-to",
+    "pr-ff",
+    "pr-ln",
+    "pr-rn",
+    "pr-om",
+    "pr-tn",
+    "pr-st",
+    "pr-dv",
+    "pr-sd",
+    "pr-ce",
+    "pr-sah",
+    "pr-rm",
+    "pr-fur",
+    "pr-scn",
+    "pr-gv",
+    "pr-kw",
+    "pr-sco",
+    "pr-nds",
+    "pr-wa",
+    "pr-li",
+    "pr-hmn",
+    "pr-chr",
+    "pr-iu",
+    "pr-kl",
+    "pr-ty",
+    "pr-bi",
+    "pr-ak",
+    "pr-ee",
+    "pr-lg",
+    "pr-ny",
+    "pr-ts",
+    "pr-bm",
+    "pr-tet",
+    "pr-ilo",
+    "pr-dz",
+    "pr-yue",
+    "pr-lad",
+    "pr-ht-letters",
+    "pr-tpi-letters-caps",
+    "pr-ti-mixed",
+    "cn-whatsapp-export",
+    "cn-signal-export",
+    "loc-cwd-basic-auth",
+    "loc-user-paste-two",
+    "loc-user-colon-list",
+    "loc-write-notes",
+}
+
 
 @dataclass(frozen=True)
 class Batch:
@@ -607,6 +846,29 @@ BATCHES: dict[int, Batch] = {
             k: f"{v}; by shape the second opinion sees nothing to flag"
             for k, v in _LIMITS_10.items()
             if k in _UNFLAGGED_10
+        },
+    ),
+    11: Batch(
+        11,
+        370,
+        61,
+        _LIMITS_11,
+        unflagged={
+            k: f"{v}; by shape the second opinion sees nothing to flag"
+            for k, v in _LIMITS_11.items()
+            if k in _UNFLAGGED_11
+        },
+        damaged={
+            "ok-sh-adguard-bcrypt": "a bcrypt hash (`$2y$10$…`) under `password:` (the batch counts a hash as no secret)",
+            "ok-net-xray-shortid": "REALITY's `shortIds` (given to every client) read as a random value",
+            "ok-db-scram-verifier": "a SCRAM-SHA-256 verifier (a hash) in `ALTER ROLE … PASSWORD '…'`",
+            "ok-saas-segment-browser": 'Segment\'s browser write key in `analytics.load("…")` (public in the page)',
+            "ok-saas-mixpanel-token-browser": 'Mixpanel\'s project token in `mixpanel.init("…")` (public in the page)',
+            "ok-sys-k8s-secret-ref": "`<set to the key 'password' in secret 'pg-app'>`: the Secret's name read as the value",
+            "ok-cn-csv-no-password": "`(in 1Password)` in a `password` column read as the value",
+            "ok-ci-appveyor-secure": "AppVeyor `secure:` ciphertext (made to be committed) read as a random value",
+            "ok-ci-cirrus-encrypted": "Cirrus CI's `ENCRYPTED[…]` ciphertext under a token's name",
+            "ok-dns-acme-thumbprint": "an ACME account key's thumbprint (public) under `ACCOUNT_THUMBPRINT=`",
         },
     ),
 }
