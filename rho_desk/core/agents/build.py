@@ -222,18 +222,7 @@ def build(
             line += 1
             tree.apply(leaf, line=line)
             records.append(leaf)
-    path = log.path
-    return AgentSessionFile(
-        path=path,
-        unit=unit_for_path(path),
-        tree=tree,
-        notes=list(log.notes),
-        end=FileEnd(size=log.size, valid_end=log.size, line_count=log.lines),
-        agent=log.agent,
-        log=log,
-        sources=sources,
-        records=records,
-    )
+    return _session_file(log, tree, sources, records)
 
 
 def _line(log: AgentLog, sid: str, split_after: frozenset[str]) -> list[_Node] | None:
@@ -296,6 +285,13 @@ def _build_line(
         state.node = adopt(record, line=line, offset=0)
         records.append(record)
         sources[record.id] = tuple(map(_ID, item.entries))
+    return _session_file(log, tree, sources, records)
+
+
+def _session_file(
+    log: AgentLog, tree: SessionTree, sources: dict[str, tuple[str, ...]], records: list[Record]
+) -> AgentSessionFile:
+    """The built session: ``tree`` with ``log``'s facts, its sources and records."""
     path = log.path
     return AgentSessionFile(
         path=path,
