@@ -15,9 +15,32 @@ line, and ``from rho_desk.core import X`` imports only what ``X`` needs.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 from .lazy import attach
+
+
+def _import_msgspec() -> None:
+    """Import msgspec (every part of the engine uses it) without ``typing_extensions``.
+
+    msgspec takes ``get_type_hints``, ``Required`` and ``NotRequired`` from ``typing_extensions``
+    when it can, else from ``typing``, which has them as they are on every Python rho-desk runs
+    on (3.11 and later). ``typing_extensions``, with the ``inspect`` and ``ast`` it loads, is
+    about a tenth of what a command line spends starting; a process that has loaded it already
+    (or loads it later, for another library) is left as it is.
+    """
+    if "msgspec" in sys.modules or "typing_extensions" in sys.modules:
+        return
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # importing it fails
+    try:
+        import msgspec  # noqa: F401
+    finally:
+        if sys.modules.get("typing_extensions", ...) is None:
+            del sys.modules["typing_extensions"]
+
+
+_import_msgspec()
 
 if TYPE_CHECKING:
     from .cancellation import CancellationToken as CancellationToken

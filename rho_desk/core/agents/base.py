@@ -21,7 +21,6 @@ import functools
 import operator
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
@@ -136,8 +135,7 @@ _SHAPES_KEPT: Final = 4096
 _ROWS_KEPT: Final = 128
 
 
-@dataclass(slots=True)
-class Loss:
+class Loss(msgspec.Struct):
     """What the reading left out, by JSON path, and what it had to make up, by kind.
 
     ``dropped`` counts the members of the source that do not travel into the Rho model (a field
@@ -146,14 +144,14 @@ class Loss:
     history well formed (a result for a call that never got one), keyed by a short phrase.
     """
 
-    _dropped: Counter[str] = field(default_factory=Counter)
-    made: Counter[str] = field(default_factory=Counter)
-    _seen: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, str], ...]] = field(
-        default_factory=dict, repr=False, compare=False
+    _dropped: Counter[str] = msgspec.field(default_factory=Counter)
+    made: Counter[str] = msgspec.field(default_factory=Counter)
+    _seen: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, str], ...]] = msgspec.field(
+        default_factory=dict
     )
     """Per place and member names met there: which of them are dropped, each with its path
     (records of one kind come in a few shapes, each with its members in the same order)."""
-    _typed: dict[Unused, list[Any]] = field(default_factory=dict, repr=False, compare=False)
+    _typed: dict[Unused, list[Any]] = msgspec.field(default_factory=dict)
     """Typed records not yet counted in ``dropped``, by shape (at most ``_ROWS_KEPT`` each: a
     ``Raw`` value holds on to its line)."""
 
@@ -238,8 +236,7 @@ class Request(msgspec.Struct):
     purpose: str = "agent"
 
 
-@dataclass(slots=True)
-class Compaction:
+class Compaction(msgspec.Struct):
     """A new complete model history that replaces what came before (the agent compacted).
 
     The history after it is ``head`` followed, when ``keep_from`` names an entry on the path,
@@ -276,8 +273,7 @@ class Entry(msgspec.Struct):
     """Where the step is in the source (1-based line or row), for messages."""
 
 
-@dataclass(frozen=True, slots=True)
-class SubagentRef:
+class SubagentRef(msgspec.Struct, frozen=True):
     """A child session a step delegated to (its own log, listed and opened on its own)."""
 
     session_id: str
@@ -287,8 +283,7 @@ class SubagentRef:
     """The tool call that started it, when the log says so."""
 
 
-@dataclass(slots=True)
-class AgentLog:
+class AgentLog(msgspec.Struct):
     """One agent session as read: its facts and its steps (see the module docstring)."""
 
     agent: str
@@ -298,16 +293,16 @@ class AgentLog:
     cwd: str
     created: int
     """Unix seconds."""
-    entries: dict[str, Entry] = field(default_factory=dict)
+    entries: dict[str, Entry] = msgspec.field(default_factory=dict)
     """By id, in the order the log holds them."""
     leaf: str | None = None
     """The entry the agent would continue from (default: the last one)."""
     title: str | None = None
     parent_session: str | None = None
     """For a subagent's own log: the session that started it."""
-    subagents: list[SubagentRef] = field(default_factory=list)
-    loss: Loss = field(default_factory=Loss)
-    notes: list[RecoveryNote] = field(default_factory=list)
+    subagents: list[SubagentRef] = msgspec.field(default_factory=list)
+    loss: Loss = msgspec.field(default_factory=Loss)
+    notes: list[RecoveryNote] = msgspec.field(default_factory=list)
     size: int = 0
     """Bytes read (the file's size)."""
     lines: int = 0

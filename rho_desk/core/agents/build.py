@@ -32,7 +32,6 @@ import operator
 import uuid
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import msgspec
@@ -116,29 +115,26 @@ class AgentSessionFile(SessionFile, kw_only=True):
     """The header and the records, in file order, as ``import`` writes them."""
 
 
-@dataclass(slots=True)
-class _Turns:
+class _Turns(msgspec.Struct):
     """Tool-turn bookkeeping along one path: calls waiting for results, results waiting for
     their turn, messages waiting for the results."""
 
-    pending: list[str] = field(default_factory=list)
-    results: dict[str, Message] = field(default_factory=dict)
-    held: list[Message] = field(default_factory=list)
+    pending: list[str] = msgspec.field(default_factory=list)
+    results: dict[str, Message] = msgspec.field(default_factory=dict)
+    held: list[Message] = msgspec.field(default_factory=list)
 
     def copy(self) -> _Turns:
         return _Turns(list(self.pending), dict(self.results), list(self.held))
 
 
-@dataclass(slots=True)
-class _Node:
+class _Node(msgspec.Struct):
     entries: list[Entry]
     node_id: str
     parent: _Node | None = None
-    children: list[_Node] = field(default_factory=list)
+    children: list[_Node] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _State:
+class _State(msgspec.Struct):
     """What a revision hands its children: the path so far."""
 
     node: RevisionNode | None

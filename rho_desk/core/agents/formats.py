@@ -40,37 +40,38 @@ _OPENCODE: Final = "opencode"
 _PI: Final = "pi"
 """The agents' names (``AGENTS``; each reader's ``AGENT``): a reader's module is imported when a
 log of its agent is read, not to detect or to read another agent's (a new process opening one
-log pays for one reader)."""
+log pays for one reader). A reader is imported by its module's name (``from .codex import
+read``), not as a name of the package, whose lazy names would parse the package's source first."""
 
 
 def _read_claude_code(path: Path, *, tolerant: bool = False) -> AgentLog:
-    from . import claude_code
+    from .claude_code import read
 
-    return claude_code.read(path, tolerant=tolerant)
+    return read(path, tolerant=tolerant)
 
 
 def _read_codex(path: Path, *, tolerant: bool = False) -> AgentLog:
-    from . import codex
+    from .codex import read
 
-    return codex.read(path, tolerant=tolerant)
+    return read(path, tolerant=tolerant)
 
 
 def _read_gemini(path: Path, *, tolerant: bool = False) -> AgentLog:
-    from . import gemini
+    from .gemini import read
 
-    return gemini.read(path, tolerant=tolerant)
+    return read(path, tolerant=tolerant)
 
 
 def _read_opencode(path: Path, *, tolerant: bool = False) -> AgentLog:
-    from . import opencode
+    from .opencode import read
 
-    return opencode.read(path, tolerant=tolerant)
+    return read(path, tolerant=tolerant)
 
 
 def _read_pi(path: Path, *, tolerant: bool = False) -> AgentLog:
-    from . import pi
+    from .pi import read
 
-    return pi.read(path, tolerant=tolerant)
+    return read(path, tolerant=tolerant)
 
 
 READERS: Final[dict[str, Callable[..., AgentLog]]] = {

@@ -31,7 +31,6 @@ import threading
 import uuid
 from collections.abc import Callable, Sequence
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, TypeVar
 
@@ -132,8 +131,7 @@ class ImportReceipt(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
 _RECEIPT_DECODER: Final = msgspec.json.Decoder(ImportReceipt)
 
 
-@dataclass(frozen=True, slots=True)
-class ImportResult:
+class ImportResult(msgspec.Struct, frozen=True):
     transcript: Path
     receipt_path: Path
     receipt: ImportReceipt

@@ -53,7 +53,7 @@ def exists(path: Path) -> bool:
 
 def agent_of(path: Path) -> str | None:
     """The other agent whose session ``path`` is (``core.agents.detect``), ``None`` for Rho's."""
-    from ..agents import detect
+    from ..agents.formats import detect  # the module: the package's lazy names parse its source
 
     return detect(path)
 
@@ -71,7 +71,7 @@ def read_transcript(
     """
     path = Path(path)
     if agent_of(path) is not None:
-        from ..agents import open_session
+        from ..agents.formats import open_session
 
         return open_session(path, tolerant=tolerant)
     from .rho_files.reader import read_session
@@ -149,7 +149,7 @@ def open_document(path: Path) -> tuple[SessionFile, bool]:
 
     path = Path(path)
     if agent_of(path) is not None:
-        from ..agents import open_session
+        from ..agents.formats import open_session
 
         return open_session(path, tolerant=True), False
     if is_session_file(path):

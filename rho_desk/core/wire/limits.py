@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import array
 import itertools
-import json
 from typing import Any, Final
 
 from ..errors import InputError
@@ -125,6 +124,8 @@ def parse_pairs(raw: bytes | str) -> Any:
     Raises:
         ValueError: not JSON.
     """
+    import json  # here: only the check for repeated keys needs it
+
     return json.loads(raw, object_pairs_hook=_Pairs)
 
 
