@@ -11,11 +11,14 @@ nothing and says so; a source that grew gets only its new revisions appended.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from .status import EXIT_OK
+
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+"""glibc's ``mallopt`` parameters (malloc.h)."""
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,12 +61,15 @@ def run(args: argparse.Namespace) -> int:
     from ..core.system.collector import collection_paused
 
     home = None if args.output is not None else (args.into if args.into is not None else rho_home())
+    _keep_freed_memory()
     # What the reading made is kept until the process ends: frozen when the pause ends, out of
     # the cyclic collector's sight, which would otherwise scan all of it (as ``snapshot`` does).
     with collection_paused(freeze=True):
         result = import_session(args.path, home=home, output=args.output)
     receipt = result.receipt
     if args.json:
+        import json
+
         document = {
             "transcript": str(result.transcript),
             "receipt_file": str(result.receipt_path),
@@ -113,3 +119,24 @@ def run(args: argparse.Namespace) -> int:
         if len(receipt.dropped) > 12:
             print(f"    … and {len(receipt.dropped) - 12} more paths")
     return EXIT_OK
+
+
+def _keep_freed_memory() -> None:
+    """Have glibc's malloc keep what this process frees for its next allocations.
+
+    The transcript is encoded a chunk at a time into buffers of about a megabyte, each emptied
+    once written: by default glibc hands such a block back to the kernel when it shrinks and
+    maps a new one, page by page, as the next chunk grows (a 100 MB Claude Code import: 84,000
+    page faults against 39,000 with this, the same bytes written). The process ends after the
+    import, so nothing else is affected. Elsewhere than on Linux, or without glibc, a no-op.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # no C library to ask, or one without mallopt
+        return
+    mallopt(_M_MMAP_THRESHOLD, 8 * 1024 * 1024)  # blocks below this come from the heap...
+    mallopt(_M_TRIM_THRESHOLD, 128 * 1024 * 1024)  # ...which keeps this much free at its top
