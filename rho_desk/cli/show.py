@@ -11,7 +11,6 @@ agent, its subagents' sessions, and what the reading left out.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_json(value: object) -> None:
+    import json
+
     json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 

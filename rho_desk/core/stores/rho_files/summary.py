@@ -9,17 +9,21 @@ display entries and the leaf's state are needed.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from ...wire.model import Message
-from ..index import IndexState, record_session
 from ..summary import SessionSummary
 from .errors import NoSessionState
 from .layout import SessionUnit, in_rho_home, workspace_key
 from .reader import SessionFile, read_session
 from .tree import RevisionNode, SessionTree
 from .views import is_marker_message, scan_complete_prefix, search_text, user_text
+
+if TYPE_CHECKING:
+    from ..index import IndexState
 
 __all__ = [
     "document_title",
@@ -158,6 +162,8 @@ def record_written(
     mtime after the write; :func:`..index.record_session` does the upsert (never raising). A
     transcript outside a Rho home costs nothing (no summary is computed).
     """
+    from ..index import IndexState, record_session  # (sqlite3: only a write needs the index)
+
     header = tree.header
     if header is None or not in_rho_home(unit, header.cwd):
         return IndexState.MISSING
@@ -173,14 +179,13 @@ def record_written(
 # where it stopped (the start of the last, still incomplete tool turn) instead of starting over.
 
 
-@dataclass(slots=True)
-class _DisplayState:
+class _DisplayState(msgspec.Struct):
     leaf: RevisionNode | None
     keep: int = 0
     """Entries that survive incomplete-tool-turn trimming (the message count)."""
     final: bool = False
     """A mismatched tool result cut the path: nothing appended later is counted."""
-    tail: list[Message] = field(default_factory=list)
+    tail: list[Message] = msgspec.field(default_factory=list)
     """Entries from ``keep`` on, not counted yet (an unfinished tool turn)."""
     first: str | None = None
     last: str | None = None
