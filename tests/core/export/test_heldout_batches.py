@@ -143,7 +143,9 @@ against them). The same checks run over every batch; what differs is data (``BAT
   0``; on ``0f9d58e``, before the fixes made from batch 9's forms, 25): the forms written blind
   with batch 9 from the same kinds of source, which a random draw within each source left out
   of it, kept unmeasured and unread until then. They show whether fixes made from batch 9's
-  forms reach their siblings.
+  forms reach their siblings. Further forms (11 and 7 look-alikes, ``x-op-``) for an operator
+  of code between a quoted credential name and its value, or a prefix on the value's quote
+  (``"K" -> "X"``, ``:>``, ``@"X"``, ``<<"K">> => <<"X">>``, ``L"X"``, ``b"X"``).
 - batch 11: 370 forms and 61 look-alikes, blind on ``957a345`` (103 leaked, 84 with ``findings:
   0``; 10 look-alikes damaged), from sources no earlier batch holds: self-hosted apps'
   configuration (Nextcloud, MediaWiki, Moodle, Odoo, ERPNext, Mastodon, Akkoma, Lemmy, Zulip,
@@ -316,7 +318,6 @@ _LIMITS_8: dict[str, str] = {
     "dump-pg-copy": f"{_TABLE}: pg_dump `COPY t (…, key, …) FROM stdin;` and its tab-separated rows",
     "dump-sqlite-dump": f"{_TABLE}: sqlite `.dump`: `INSERT INTO t VALUES(…,'X')`, the columns named in the CREATE TABLE above",
     "dump-psql-expanded": f"{_TABLE}: psql `\\x` expanded record `client_secret | X`",
-    "lang-objc-const": f'{_NAME}: Objective-C `kLumenAPIKey = @"X"`',
     "prose-user-wifi-guest": f"{_PROSE_8}: `the code on the fridge is X`",
     "prose-user-passphrase-quote": f'{_WORDS}: `passphrase is literally "words"`',
     "prose-user-sms-code": f"{_PROSE_8}: six digits after `it texted me the code`",
@@ -463,7 +464,6 @@ _LIMITS_10: dict[str, str] = {
     "obs-graylog-gelf-http": f"{_ARGV}: `curl -u <token>:token`: the token as the user, the word `token` as the password",
     "ide-hexchat-servlist": f"{_NAME}: HexChat's single-letter `P=X` among `N=`, `U=`, `S=`",
     "http-libcurl-userpwd": f'{_POSITION}: `curl_easy_setopt(curl, CURLOPT_USERPWD, "u:X")`: the option names the argument',
-    "http-mathematica-urlread": f'{_SEPARATOR}: Mathematica\'s rule `"X-Api-Key" -> "X"`',
     "url-apprise-urls": f"{_URL_PATH}: Apprise's `pover://user@token`, `discord://id/token`",
     "url-infura-project": f"{_URL_PATH}: Infura's `/v3/<32 hex>`",
     "sdk-alpaca-headers": f"{_NAME}: the header `APCA-API-KEY-ID: X` (the id half; the secret key's header is redacted)",
@@ -477,7 +477,6 @@ _LIMITS_10: dict[str, str] = {
     "sys-certutil-importpfx": f"{_ARGV}: Windows `certutil -p X -importpfx`",
     "sys-tf-login-comma": f"{_ARGV}: `tf … /login:DOMAIN\\u,X`",
     "code-verilog-key": f"{_NAME}: Verilog's `localparam [127:0] KEY = 128'h<hex>`",
-    "code-objc-dict-literal": f'{_SEPARATOR}: Objective-C\'s `@{{@"X-Api-Key": @"X"}}`',
     "emb-arduino-iot-secret": f'{_NAME}: `#define SECRET_DEVICE_KEY "X"` (the `SECRET_OPTIONAL_PASS` line is redacted)',
 }
 _UNFLAGGED_10 = {

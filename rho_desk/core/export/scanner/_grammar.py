@@ -110,13 +110,24 @@ _TYPE: Final = rb"(?:[ \t]{1,4}(?:string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:s
 _PAD: Final = rb"(?:[ \t]|\\t){0,4}"
 """Between a name and its operator: spaces and tabs, a tab JSON-escaped too (odbc.ini's
 ``Password\\t= X`` in an export)."""
+_QUOTED_OP: Final = rb"[\"'](?:>>)?" + _PAD + rb"(?:->|:>|=>)"
+"""Between a quoted name and its value, operators of code that pair them (a pass of their own
+only after a quote: ``->`` is a member's access after a bare name): Scala's and Mathematica's
+``"K" -> "X"``, Mathematica's ``:>``, an Erlang binary's ``<<"K">> => <<"X">>``."""
 _ASSIGN: Final = (
-    rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}(?:[\"'],(?=[ \t]{0,4}\\{0,7}[\"'])|[\"'][ \t]{1,4}value[ \t]{0,2}="
-    rb"|[\"']?" + _TYPE + _PAD + rb"(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
+    rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}(?:[\"'],(?=[ \t]{0,4}(?:@|\$|L|u8)?\\{0,7}[\"'])|[\"'][ \t]{1,4}value[ \t]{0,2}="
+    rb"|"
+    + _QUOTED_OP
+    + rb"|[\"']?"
+    + _TYPE
+    + _PAD
+    + rb"(?:=>|:{1,3}=|[?.+]=|\|\||[:=]|>(?=[^<])))[ \t]{0,4})"
 )
 """After a name: ``=``, ``:``, ``=>``, Go's ``:=``, make's ``::=`` and ``?=``, PHP's ``.=``, a
 default after ``||``, an XML start tag's ``>``, the comma between a quoted name and its quoted
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
+_ARROWS: Final = (b"=>", b"->", b":>")
+"""Operators ending in ``>`` that pair a name with its value (not an XML start tag's ``>``)."""
 KEYWORDS: Final = rb"(?:pass|pw|secret|token|cred|auth|cookie|key|psk|" + _FOREIGN + rb")"
 _SUBSCRIPT: Final = (
     rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}[\"']?\]"
@@ -132,7 +143,9 @@ SUBSCRIPT_WINDOW: Final = 64
 """The longest match of ``_SUBSCRIPT`` from its keyword to the gate's end (a keyword of 11 bytes,
 32 more of the name, 7 backslashes, a quote, the ``]``, a pad of 8 and an operator of 3: 63)."""
 ASSIGN_PREFILTER: Final = (
-    rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|[\"']?"
+    rb"[a-z0-9_.\-]{0,32}\\{0,7}(?:[\"'],|[\"'][ \t]{1,4}value|"
+    + _QUOTED_OP
+    + rb"|[\"']?"
     + _TYPE
     + _PAD
     + rb"(?:=>|[:=>]|[?.+]=|\|\|))"
@@ -167,7 +180,9 @@ _NAMED_VALUE_GATE: Final = (
 value, a long one (64 bytes or more), or one whose run of plain bytes ends with a byte other
 than ``:`` or goes on past an escape (escaped backslashes too: ``\\\\abc`` in JSON) or a ``<``."""
 _NAMED_SEP_GATE: Final = (
-    rb"\\{0,7}(?:[\"'],|[\"']?"
+    rb"\\{0,7}(?:[\"'],|"
+    + _QUOTED_OP
+    + rb"|[\"']?"
     + _TYPE
     + _PAD
     + rb"(?:=>|>)|(?:[\"'][ \t]{1,4}value[ \t]{0,2}=|[\"']?"
@@ -272,7 +287,7 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         if span is None or not vendor_token(data[span[0] : span[1]]):
             return None
         return Hit("credential-assignment", span[0], span[1], data[span[0] : span[1]])
-    if sep.endswith(b">") and not sep.endswith(b"=>"):
+    if sep.endswith(b">") and not sep.endswith(_ARROWS):
         if name_start == 0 or data[name_start - 1] != 0x3C:
             return None  # ">" only closes an XML element's start tag
         if (
@@ -313,7 +328,7 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None if inner is None else Hit(rule, *inner, data[inner[0] : inner[1]])
     if value.endswith(b":"):
         return None  # the next name of a list of names (the pattern's guard refuses these too)
-    if sep.endswith(b">") and not sep.endswith(b"=>"):
+    if sep.endswith(b">") and not sep.endswith(_ARROWS):
         # an XML element's text, to its end tag
         close = data.find(b"<", start, min(len(data), start + VALUE_MAX))
         if close > start:

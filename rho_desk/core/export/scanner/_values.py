@@ -670,8 +670,12 @@ def quoted_password(value: bytes) -> bool:
     return secretish(value, quoted=True) or (literal_value(value, quoted=True) and len(value) >= 6)
 
 
-_STRING_PREFIX: Final = re.compile(rb"(?:[NnbBrRuU]|[rR][bB]|[bB][rR])(?=\\{0,7}[\"'])")
-"""The prefix of a string literal: SQL's national ``N'…'``, Python's ``b``, ``r``, ``u``."""
+_STRING_PREFIX: Final = re.compile(
+    rb"(?:<<|@\$?|\$@?|u8|[NnbBrRuULfF]|[rR][bB]|[bB][rR])(?=\\{0,7}[\"'])"
+)
+"""The prefix of a string literal: SQL's national ``N'…'``, Python's ``b``, ``r``, ``u``,
+``f``, C's wide ``L"…"`` and ``u8"…"``, Objective-C's ``@"…"``, C#'s verbatim and interpolated
+``@"…"``, ``$"…"``, an Erlang binary's ``<<"…">>``."""
 _FRAGMENT_END: Final = re.compile(rb"[\r\n\x00\xff]|\\[nr]")
 
 
