@@ -145,7 +145,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   of it, kept unmeasured and unread until then. They show whether fixes made from batch 9's
   forms reach their siblings. Further forms (11 and 7 look-alikes, ``x-op-``) for an operator
   of code between a quoted credential name and its value, or a prefix on the value's quote
-  (``"K" -> "X"``, ``:>``, ``@"X"``, ``<<"K">> => <<"X">>``, ``L"X"``, ``b"X"``).
+  (``"K" -> "X"``, ``:>``, ``@"X"``, ``<<"K">> => <<"X">>``, ``L"X"``, ``b"X"``); further forms
+  (8 and 7 look-alikes, ``x-id-``) for the id half of a key pair named so (``accessKeyId``,
+  ``B2_APPLICATION_KEY_ID``, ``secret_id``, ``X-Access-Id``), and ids that are public or names
+  (``kid``, ``key_id``, ``client_id``, AWS's ``SecretId``, a KMS key id).
 - batch 11: 370 forms and 61 look-alikes, blind on ``957a345`` (103 leaked, 84 with ``findings:
   0``; 10 look-alikes damaged), from sources no earlier batch holds: self-hosted apps'
   configuration (Nextcloud, MediaWiki, Moodle, Odoo, ERPNext, Mastodon, Akkoma, Lemmy, Zulip,
@@ -458,15 +461,12 @@ _UNFLAGGED_9 = {
 
 # batch 10 (batch 9's reserve, measured blind on 957a345), by cause
 _LIMITS_10: dict[str, str] = {
-    "cloud-tccli-credential": f'{_NAME}: Tencent\'s `"secretId": "AKID…"` (the id half; `secretKey` is redacted)',
     "cloud-ngrok-yml": f'{_SEPARATOR}: a `"user:X"` list entry under `basic_auth:`',
-    "obs-sumo-user-properties": f"{_NAME}: Sumo Logic's `accessid=` (the id half; `accesskey=` is redacted)",
     "obs-graylog-gelf-http": f"{_ARGV}: `curl -u <token>:token`: the token as the user, the word `token` as the password",
     "ide-hexchat-servlist": f"{_NAME}: HexChat's single-letter `P=X` among `N=`, `U=`, `S=`",
     "http-libcurl-userpwd": f'{_POSITION}: `curl_easy_setopt(curl, CURLOPT_USERPWD, "u:X")`: the option names the argument',
     "url-apprise-urls": f"{_URL_PATH}: Apprise's `pover://user@token`, `discord://id/token`",
     "url-infura-project": f"{_URL_PATH}: Infura's `/v3/<32 hex>`",
-    "sdk-alpaca-headers": f"{_NAME}: the header `APCA-API-KEY-ID: X` (the id half; the secret key's header is redacted)",
     "log-ecto-debug-params": f'{_LOGGED}: Ecto\'s `VALUES ($1,$2,…) ["postmark", "X", …]`, the column list naming `"token"`',
     "log-strapi-env": f"{_NAME}: `APP_KEYS=a==,b==,c==`: a comma list under a plural name",
     "trace-python-better-exceptions": f"{_LOGGED}: better_exceptions' `│ └ 'X'` tree under `Mollie(api_key, …)`",
@@ -480,11 +480,8 @@ _LIMITS_10: dict[str, str] = {
     "emb-arduino-iot-secret": f'{_NAME}: `#define SECRET_DEVICE_KEY "X"` (the `SECRET_OPTIONAL_PASS` line is redacted)',
 }
 _UNFLAGGED_10 = {
-    "cloud-tccli-credential",
-    "obs-sumo-user-properties",
     "obs-graylog-gelf-http",
     "url-infura-project",
-    "sdk-alpaca-headers",
     "log-ecto-debug-params",
     "trace-scala-case-class",
     "db-arangosh-password",

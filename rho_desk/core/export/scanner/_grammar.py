@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Final
 
@@ -36,6 +37,7 @@ from ._names import (
     NAME_BYTES,
     credential_name,
     digest_prefixed,
+    id_half,
     name_before,
     vendor_keyed,
 )
@@ -44,6 +46,7 @@ from ._values import (
     VALUE_MAX,
     config_value,
     high_entropy,
+    id_shaped,
     key_id,
     literal_value,
     quoted_password,
@@ -128,7 +131,9 @@ default after ``||``, an XML start tag's ``>``, the comma between a quoted name 
 value (``setProperty("DB_TOKEN", "...")``), or an XML ``key="NAME" value="..."`` pair (NuGet)."""
 _ARROWS: Final = (b"=>", b"->", b":>")
 """Operators ending in ``>`` that pair a name with its value (not an XML start tag's ``>``)."""
-KEYWORDS: Final = rb"(?:pass|pw|secret|token|cred|auth|cookie|key|psk|" + _FOREIGN + rb")"
+KEYWORDS: Final = (
+    rb"(?:pass|pw|secret|token|cred|auth|cookie|key|psk|access[_.\-]?id|" + _FOREIGN + rb")"
+)
 _SUBSCRIPT: Final = (
     rb"(?P<rest>[a-z0-9_.\-]{0,32})(?P<sep>\\{0,7}[\"']?\]"
     + _PAD
@@ -193,7 +198,7 @@ _NAMED_SEP_GATE: Final = (
     + rb")"
 )
 NAMED_GATE: Final = (
-    rb"(?:(?:pass|pw|secret|token|cred|key|psk|"
+    rb"(?:(?:pass|pw|secret|token|cred|key|psk|access[_.\-]?id|"
     + _FOREIGN
     + rb")[a-z0-9_.\-]{0,32}|auth"
     + _rest_not(b"orization")
@@ -263,11 +268,16 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         first_start, first = name_before(data, name_start - 1)
         if first.isalpha() and credential_name(first + b"_" + name):
             name_start, name = first_start, first + b"_" + name
-    keyed = False
+    keyed: Callable[[bytes], bool] | None = None
     if not credential_name(name):
-        if not vendor_keyed(name.decode("ascii", "replace")):
+        if vendor_keyed(name.decode("ascii", "replace")):
+            keyed = (
+                vendor_token  # SENDGRID_KEY=: a credential when its value reads as a vendor's token
+            )
+        elif id_half(name.decode("ascii", "replace")):
+            keyed = id_shaped  # secretId, accessid: a key pair's id half, when shaped as a key
+        else:
             return None
-        keyed = True  # SENDGRID_KEY=: a credential when its value reads as a vendor's token
     if name.lower() in (b"cookie", b"set-cookie"):
         return None  # the Cookie header has its own rule
     if within_store_reference(data, name_start) or digest_prefixed(data, name_start):
@@ -282,9 +292,9 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         and _XML_KEY.search(data, max(0, name_start - 16), name_start) is None
     ):
         return None  # NAME" value="...": only in <add key="NAME" value="..."/>
-    if keyed:
+    if keyed is not None:
         span = value_span(data, pos)
-        if span is None or not vendor_token(data[span[0] : span[1]]):
+        if span is None or not keyed(data[span[0] : span[1]]):
             return None
         return Hit("credential-assignment", span[0], span[1], data[span[0] : span[1]])
     if sep.endswith(b">") and not sep.endswith(_ARROWS):

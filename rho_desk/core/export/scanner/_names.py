@@ -14,6 +14,8 @@ module is the grammar they share:
   ``token_url``) nor a public or anti-forgery one (``NOT_SECRET_WORDS``);
 * a **vendor's key** (``vendor_keyed``): ``KEY`` after a word the grammar does not know
   (``SENDGRID_KEY``), a credential when its value reads as a vendor's token;
+* the **id half of a key pair** (``id_half``): ``SecretId``, ``accessid``, ``API_KEY_ID``, a
+  credential when its value is shaped as a key (``id_shaped``);
 * **where a name is in bytes**: the name ending at a position (``name_before``), the name before
   a value's operator (``named_from``).
 """
@@ -31,6 +33,7 @@ __all__ = [
     "NOT_SECRET_WORDS",
     "credential_name",
     "digest_prefixed",
+    "id_half",
     "name_before",
     "name_is_credential",
     "name_words",
@@ -362,6 +365,33 @@ def vendor_keyed(name: str) -> bool:
         and words[-1] == "key"
         and words[-2].isalpha()
         and words[-2] not in _NOT_SECRET_KEYS
+        and NOT_SECRET_WORDS.isdisjoint(words)
+    )
+
+
+_ID_HALVES: Final = (
+    "accessid",
+    "secretid",
+    "accesskeyid",
+    "secretkeyid",
+    "apikeyid",
+    "appkeyid",
+    "applicationkeyid",
+)
+"""A name's words, joined, ending so: the id half of an access key pair (``secretId``,
+``accessid``, ``access_key_id``, ``APCA-API-KEY-ID``, ``applicationKeyId``)."""
+
+
+def id_half(name: str) -> bool:
+    """The id half of an access key pair, named so (``SecretId``, ``accessid``,
+    ``B2_APPLICATION_KEY_ID``): redacted as its secret half is when its value is shaped as a key
+    (``id_shaped``). Not a bare ``key_id`` (a JWK's, a KMS key's, a GPG key's: public ids), nor a
+    client's, user's, tenant's, session's or app's id, nor a public one."""
+    words = name_words(name)
+    return (
+        bool(words)
+        and (words[-1] == "id" or words[-1] in _ID_HALVES)
+        and "".join(words).endswith(_ID_HALVES)
         and NOT_SECRET_WORDS.isdisjoint(words)
     )
 

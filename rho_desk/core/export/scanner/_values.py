@@ -27,6 +27,7 @@ __all__ = [
     "ciphertext",
     "config_value",
     "high_entropy",
+    "id_shaped",
     "key_id",
     "literal_value",
     "pass_kind",
@@ -587,6 +588,20 @@ def pass_kind(word: str) -> bool:
     """``word`` (lower case), before ``pass`` glued or apart, says what kind of pass it is: a
     renderer's or a compiler's step, or a filter (``render``, ``shadow``, ``first``, ``high``)."""
     return word in _PASS_KINDS
+
+
+_ID_SHAPE: Final = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_.+=\-]{9,127}")
+_ID_PARTS: Final = re.compile(rb"[_.\-]")
+
+
+def id_shaped(value: bytes) -> bool:
+    """A key pair's id half shaped as a key: one word of 10 to 128 letters, digits and ``_.+=-``
+    whose longest part holds 10 or more, letters and digits both (``AKID…``, ``PKVYWUPB72…``, a
+    UUID); not a name (``orders-db-2024``), a path, an ARN or a URL."""
+    if _ID_SHAPE.fullmatch(value) is None:
+        return False
+    part = max(_ID_PARTS.split(value), key=len)
+    return len(part) >= 10 and not part.isalpha() and not part.isdigit()
 
 
 def key_id(value: bytes, name: bytes) -> bool:
