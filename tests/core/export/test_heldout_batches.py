@@ -148,7 +148,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   (``"K" -> "X"``, ``:>``, ``@"X"``, ``<<"K">> => <<"X">>``, ``L"X"``, ``b"X"``); further forms
   (8 and 7 look-alikes, ``x-id-``) for the id half of a key pair named so (``accessKeyId``,
   ``B2_APPLICATION_KEY_ID``, ``secret_id``, ``X-Access-Id``), and ids that are public or names
-  (``kid``, ``key_id``, ``client_id``, AWS's ``SecretId``, a KMS key id).
+  (``kid``, ``key_id``, ``client_id``, AWS's ``SecretId``, a KMS key id); further forms (9 and 7
+  look-alikes, ``x-list-``) for a list of values under a plural credential name or an auth key
+  (``API_KEYS=a,b``, ``"access_tokens": [...]``, ``- X`` under ``webhook_secrets:``, ``- "u:X"``
+  under ``basic_auth:``), and lists of secrets' names, token counts, keys that index.
 - batch 11: 370 forms and 61 look-alikes, blind on ``957a345`` (103 leaked, 84 with ``findings:
   0``; 10 look-alikes damaged), from sources no earlier batch holds: self-hosted apps'
   configuration (Nextcloud, MediaWiki, Moodle, Odoo, ERPNext, Mastodon, Akkoma, Lemmy, Zulip,
@@ -272,7 +275,6 @@ _LIMITS_6: dict[str, str] = {
     "cli-vault-approle-secret-id": f"{_TABLE}: vault's Key/Value table, `secret_id` holding a UUID",
     "db-pgbouncer-userlist": f'{_TABLE}: pgbouncer userlist `"user" "X"` rows (the second row\'s `X8A9FerYV6go7UiQ`; the first\'s password-shaped value is redacted)',
     "game-vdf-password": f'{_TABLE}: Valve KeyValues `"BuildPassword"<tab>"X"`',
-    "pkg-deno-auth-tokens": f"{_ARGV}: DENO_AUTH_TOKENS' `X@host;Y@host`",
     "dump-strace-write-auth": f"{_ARGV}: Redis' wire protocol `AUTH` inside an strace line",
     "pkg-gem-push-key": f"{_NAME}: `~/.gem/credentials` `:host: X`",
     "mob-fastlane-match-env": f"{_WORDS}: prose `MATCH_PASSWORD is letters`",
@@ -340,7 +342,6 @@ _LIMITS_8: dict[str, str] = {
     # further forms of the causes fixed since (a literal wrapped in code under a credential name,
     # an element named by an attribute among others, a quote JSON-escaped before a value)
     "x-wrap-spring-encode": f'{_NAME}: `setPassword(passwordEncoder.encode("X"))`: a credential-named call whose first argument is a call, not a literal',
-    "x-esc-vdirsyncer-fetch": f'{_PRINTED}: vdirsyncer `password.fetch = ["command", "echo", "X"]`: the command as a list of strings',
     "x-esc-isync-json-passcmd": f'{_PRINTED}: `{{"PassCmd": "echo X"}}`: a setting in JSON, no command line read',
 }
 _UNFLAGGED_8 = {
@@ -356,7 +357,6 @@ _UNFLAGGED_8 = {
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
     "x-wrap-spring-encode",
-    "x-esc-vdirsyncer-fetch",
 }
 # batch 9, by cause (new causes; the others are batch 6's, 7's and 8's)
 _URL_PATH = (
@@ -461,14 +461,12 @@ _UNFLAGGED_9 = {
 
 # batch 10 (batch 9's reserve, measured blind on 957a345), by cause
 _LIMITS_10: dict[str, str] = {
-    "cloud-ngrok-yml": f'{_SEPARATOR}: a `"user:X"` list entry under `basic_auth:`',
     "obs-graylog-gelf-http": f"{_ARGV}: `curl -u <token>:token`: the token as the user, the word `token` as the password",
     "ide-hexchat-servlist": f"{_NAME}: HexChat's single-letter `P=X` among `N=`, `U=`, `S=`",
     "http-libcurl-userpwd": f'{_POSITION}: `curl_easy_setopt(curl, CURLOPT_USERPWD, "u:X")`: the option names the argument',
     "url-apprise-urls": f"{_URL_PATH}: Apprise's `pover://user@token`, `discord://id/token`",
     "url-infura-project": f"{_URL_PATH}: Infura's `/v3/<32 hex>`",
     "log-ecto-debug-params": f'{_LOGGED}: Ecto\'s `VALUES ($1,$2,…) ["postmark", "X", …]`, the column list naming `"token"`',
-    "log-strapi-env": f"{_NAME}: `APP_KEYS=a==,b==,c==`: a comma list under a plural name",
     "trace-python-better-exceptions": f"{_LOGGED}: better_exceptions' `│ └ 'X'` tree under `Mollie(api_key, …)`",
     "trace-scala-case-class": f"{_LOGGED}: a case class printed `DbConf(jdbc:…,orders,X,10)`, no names",
     "sql-mysql-aes-encrypt": f"{_POSITION}: the key argument of `AES_ENCRYPT(…, UNHEX(SHA2('X', 256)))`",
@@ -496,7 +494,6 @@ _LIMITS_11: dict[str, str] = {
     "sh-uptime-kuma-push": f"{_URL_PATH}: Uptime Kuma's `/api/push/<token>`",
     "sh-healthchecks-ping": f"{_URL_PATH}: healthchecks' `hc-ping.com/<uuid>`",
     "sh-proxmox-token-output": f"{_TABLE}: `pveum user token add`'s box-drawn key/value table, the token a UUID in the `value` row",
-    "sh-kratos-secrets": f"{_NEXT_LINE}: list items under `cookie:` / `cipher:` under `secrets:` (the DSN's password is redacted)",
     "net-openwrt-uci-wifi": f"{_WORDS}: OpenWrt UCI `option key 'four words'`",
     "net-openwrt-uci-set": f"{_NAME}: `uci set wireless.<iface>.key='X'` (a dotted path ending in `key`)",
     "net-radtest": f"{_ARGV}: `radtest user X server port X` by position",
@@ -765,7 +762,6 @@ BATCHES: dict[int, Batch] = {
             in {
                 "cli-vault-approle-secret-id",
                 "db-pgbouncer-userlist",
-                "pkg-deno-auth-tokens",
                 "pkg-gem-push-key",
                 "mob-fastlane-match-env",
                 "vpn-netsh-key-content",

@@ -311,6 +311,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         span = value_span(data, pos, stop_at_tag=True)
     elif pos < len(data) and data[pos] in b"([" and b"auth" in name.lower():
         return _auth_tuple(data, pos)
+    elif pos < len(data) and data[pos] == 0x5B and (listed := _flow_list(data, pos, name)):
+        return listed
     else:
         span = value_span(data, pos, tab_led=True)
     if span is None:
@@ -372,6 +374,34 @@ _XML_LEAD_MAX: Final = 64
 _TUPLE: Final = re.compile(
     rb"[(\[][ \t]*(?P<q1>\\{0,7}[\"'])[^\"'\\\n]{1,128}(?P=q1)[ \t]*,[ \t]*(?P<q2>\\{0,7}[\"'])(?P<value>(?:[^\"'\\\n]|\\[^\"'])+?)(?P=q2)"
 )
+
+
+_FLOW_LIST: Final = re.compile(
+    rb"\[[ \t]*(?:\\{0,7}[\"'][^\"'\\\r\n]{1,200}\\{0,7}[\"'][ \t]*,?[ \t]*){1,16}\]"
+)
+_NAME_ITEM: Final = re.compile(rb"[a-z]+(?:[_.\-][a-z0-9]+)+|[A-Z]+(?:[_.\-][A-Z0-9]+)+")
+"""Words of one case joined by separators: an item that names a secret (``db-password``)."""
+_FLOW_ITEM: Final = re.compile(rb"\\{0,7}[\"']([^\"'\\\r\n]{1,200})\\{0,7}[\"']")
+
+
+def _flow_list(data: bytes, pos: int, name: bytes) -> Hit | None:
+    """``"api_keys": ["X", "Y"]``, ``passwords = ['X', 'Y']``: a list of strings on one line under a
+    credential name, from its first item that reads as a credential to its last (items that name
+    secrets, such as compose's ``["db_password"]``, do not)."""
+    m = _FLOW_LIST.match(data, pos, min(len(data), pos + 4 * VALUE_MAX))
+    if m is None:
+        return None
+    items = [
+        (i.start(1), i.end(1))
+        for i in _FLOW_ITEM.finditer(data, m.start(), m.end())
+        if secretish(i.group(1), quoted=False)
+        and _NAME_ITEM.fullmatch(i.group(1)) is None
+        and literal_value(i.group(1), quoted=True, name=name)
+    ]
+    if not items:
+        return None
+    start, end = items[0][0], items[-1][1]
+    return Hit("credential-assignment", start, end, data[start:end])
 
 
 def _auth_tuple(data: bytes, pos: int) -> Hit | None:

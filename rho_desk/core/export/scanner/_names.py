@@ -306,7 +306,11 @@ NOT_SECRET_WORDS: Final = frozenset(
 def name_is_credential(name: str) -> bool:
     """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
     words = name_words(name)
-    if not words or words[-1] in _NOT_VALUE or not NOT_SECRET_WORDS.isdisjoint(words):
+    if not words or not NOT_SECRET_WORDS.isdisjoint(words):
+        return False
+    if words[-1] in _NOT_VALUE and not (
+        words[-1] == "tokens" and len(words) > 1 and words[-2] in _PLURAL_QUALIFIERS
+    ):
         return False
     if len(words) > 2 and words[-1].isdigit() and words[-2] + words[-1] in _NOT_VALUE:
         return False  # password_sha256: the algorithm's name and its size
@@ -327,6 +331,13 @@ def name_is_credential(name: str) -> bool:
         if word == "key" and i > 0 and words[i - 1] in _KEY_QUALIFIERS:
             return True
         if (
+            word in ("keys", "tokens")
+            and i == len(words) - 1
+            and i > 0
+            and words[i - 1] in _PLURAL_QUALIFIERS
+        ):
+            return True  # APP_KEYS, ACCESS_TOKENS: a list of them (not max_tokens, sort_keys)
+        if (
             word in ("content", "material")
             and i == len(words) - 1
             and words[i - 1 : i] == ["key"]
@@ -344,6 +355,17 @@ def name_is_credential(name: str) -> bool:
             return True  # smtppass, rootpass, ldappass: a service's name glued before pass
     return False
 
+
+# fmt: off
+_PLURAL_QUALIFIERS: Final = frozenset({"api", "access", "secret", "master", "encryption", "app",
+    "auth", "session", "client", "account", "service", "deploy", "admin", "webhook", "hmac", "jwt",
+    "license", "licence", "consumer", "subscription", "storage", "integration", "refresh",
+    "bearer", "bot", "personal", "registry",
+})
+# fmt: on
+"""What says a list of ``keys`` or ``tokens`` holds credentials (``APP_KEYS``, ``AUTH_TOKENS``,
+``refresh_tokens``): not a count of a model's or a tokenizer's (``max_tokens``), nor keys that
+are public as often as not (``ssh_keys``, ``signing_keys``, ``primary_keys``)."""
 
 # fmt: off
 _NOT_SECRET_KEYS: Final = frozenset({"socket", "websocket",  # Sec-WebSocket-Key: a nonce

@@ -46,7 +46,7 @@ from ._tables import (
     table_header,
     table_separator,
 )
-from ._values import REFERENCE_TAGS, literal_value
+from ._values import REFERENCE_TAGS, literal_value, secretish
 
 __all__ = ["CONTINUATION", "credential_name", "read", "table_header"]
 
@@ -429,7 +429,11 @@ class _Reader:
             text = t[line.start + line.indent : line.end]
             head = _HEAD.match(text)
             if head is None:
-                if n == 0 and credential and not text.startswith((b"- ", b"#", b"//", b"<")):
+                if credential and text.startswith(b"- "):
+                    # a list under the name (``api_keys:`` / ``- X``, ``basic_auth:`` / ``- "u:X"``)
+                    self.item(line.start + line.indent + 2, line.end, name)
+                    continue
+                if n == 0 and credential and not text.startswith((b"#", b"//", b"<")):
                     # the value on the next line (YAML, INI, Kotlin, JSON: ``password:`` then it)
                     self.value(
                         k, line.start + line.indent, line.indent, name, forced=True, inline=False
@@ -479,11 +483,18 @@ class _Reader:
             k += 1
             if k < len(self.lines):
                 start = self.lines[k].start
-        if forced and t[pos] == 0x5B and not any(b"{" in t[s:e] for _, s, e in region):
-            # a list of strings as the value itself (Keeper's ``"value": ["X"]``)
+        if (
+            (forced or credential)
+            and t[pos] == 0x5B
+            and not any(b"{" in t[s:e] for _, s, e in region)
+        ):
+            # a list of strings as the value itself (Keeper's ``"value": ["X"]``), or a list of
+            # them under a credential name (``"api_keys": ["X", "Y"]``)
             for _, s, e in region:
                 for m in _STRING.finditer(t, s, e):
-                    if not t[m.end() : e].lstrip().startswith(b":"):
+                    if t[m.end() : e].lstrip().startswith(b":"):
+                        continue
+                    if forced:
                         self.add(
                             m.start() + 1,
                             m.end() - 1,
@@ -492,6 +503,8 @@ class _Reader:
                             quoted=True,
                             kind=b"quoted",
                         )
+                    else:
+                        self.item(m.start(), m.end(), name)
             return
         sensitive = any(_SENSITIVE.search(t, s, e) is not None for _, s, e in region)
         if not credential and not sensitive:
@@ -501,6 +514,27 @@ class _Reader:
                 child = head.group("name").lower().decode("ascii", "replace")
                 if child in VALUE_FIELDS:
                     self.value(k, head.end(), self.lines[k].indent, name, forced=True, inline=True)
+
+    def item(self, start: int, end: int, name: bytes) -> None:
+        """One item of a list under a credential name (``- X``, ``["X", "Y"]``): the credential
+        when it reads as one (a list under ``secrets`` names them as often: compose's ``-
+        db_password``); of a ``user:X`` item under an auth name, the password."""
+        start, end = _trimmed(self.t, start, end)
+        if end - start >= 2 and self.t[start] in b"\"'" and self.t[end - 1] == self.t[start]:
+            start, end = start + 1, end - 1
+        value = self.t[start:end]
+        pair = _USER_PAIR.fullmatch(value)
+        if pair is not None:
+            start, value = start + pair.start("password"), pair.group("password")
+        if (
+            b"[secret " in value
+            or not secretish(value, quoted=False)
+            or _NAME_ITEM.fullmatch(value) is not None
+            or value.startswith(b"{")
+        ):
+            return  # a secret's name (postgres-admin-2024), an htpasswd hash ({SHA}…)
+        if literal_value(value, quoted=True, name=name):
+            self.out.append((start, start + len(value), self.rule))
 
     # -- names not beside their values ---------------------------------------------------------------
 
@@ -903,6 +937,11 @@ _INLINE_STOP: Final = re.compile(rb"[,;})\]\"']|[ \t]+[A-Za-z_][A-Za-z0-9_.\-]{0
 _HEREDOC_IN: Final = re.compile(rb"[\"']?\$\((?:cat|echo)[ \t]+(?=<<)")
 _CONCAT: Final = re.compile(rb"[ \t]*(?:\+|\.\.?|&)[ \t]*")
 _QUOTE_PREFIX: Final = re.compile(rb"(?:@|\$@|@\$|[rRbBuUfF]{1,2})(?=[\"'])")
+_USER_PAIR: Final = re.compile(rb"[A-Za-z0-9_.@\-]{1,64}:(?P<password>[^\s:]{4,})")
+"""A list item ``user:password`` (ngrok's ``basic_auth``, a users list)."""
+_NAME_ITEM: Final = re.compile(rb"[a-z]+(?:[_.\-][a-z0-9]+)+|[A-Z]+(?:[_.\-][A-Z0-9]+)+")
+"""Words of one case joined by separators: a list item that names a secret (``db_password``,
+``postgres-admin-2024``), not the secret."""
 _STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 
 
