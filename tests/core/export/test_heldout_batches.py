@@ -151,7 +151,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   (``kid``, ``key_id``, ``client_id``, AWS's ``SecretId``, a KMS key id); further forms (9 and 7
   look-alikes, ``x-list-``) for a list of values under a plural credential name or an auth key
   (``API_KEYS=a,b``, ``"access_tokens": [...]``, ``- X`` under ``webhook_secrets:``, ``- "u:X"``
-  under ``basic_auth:``), and lists of secrets' names, token counts, keys that index.
+  under ``basic_auth:``), and lists of secrets' names, token counts, keys that index; further
+  forms (13 and 3 look-alikes, ``x-def-``, ``x-hex-``) for a definition directive before a
+  credential name (``#define NAME "X"``, ``%define``, ``-DNAME=``) and a sized hex literal under
+  a key's name (``256'h…``, VHDL's ``x"…"``), and masks, widths, CRCs, addresses beside them.
 - batch 11: 370 forms and 61 look-alikes, blind on ``957a345`` (103 leaked, 84 with ``findings:
   0``; 10 look-alikes damaged), from sources no earlier batch holds: self-hosted apps'
   configuration (Nextcloud, MediaWiki, Moodle, Odoo, ERPNext, Mastodon, Akkoma, Lemmy, Zulip,
@@ -474,10 +477,15 @@ _LIMITS_10: dict[str, str] = {
     "sys-smbpasswd-s": f"{_ARGV}: `(echo X; echo X) | smbpasswd -s`: a password piped to a client reading standard input",
     "sys-certutil-importpfx": f"{_ARGV}: Windows `certutil -p X -importpfx`",
     "sys-tf-login-comma": f"{_ARGV}: `tf … /login:DOMAIN\\u,X`",
-    "code-verilog-key": f"{_NAME}: Verilog's `localparam [127:0] KEY = 128'h<hex>`",
-    "emb-arduino-iot-secret": f'{_NAME}: `#define SECRET_DEVICE_KEY "X"` (the `SECRET_OPTIONAL_PASS` line is redacted)',
+    "x-def-c-spaced-tab": f'{_NAME}: `#define\\tNAME\\t"X"`: tabs JSON-escaped between the directive\'s words, which the structure gate does not take as spaces',
+    "x-def-verilog-backtick": f"{_NAME}: Verilog's `` `define SECRET_SEED 64'h<hex> ``: a sized literal as a directive's bare value",
+    "x-hex-vhdl-constant": f'{_NAME}: VHDL\'s `constant AES_KEY : std_logic_vector(…) := x"<hex>"`: a type between the name and `:=`',
+    "x-hex-verilog-underscores": f"{_NAME}: `localparam [127:0] K = 128'h…` named `K`, the word key only in a comment",
 }
 _UNFLAGGED_10 = {
+    "x-def-verilog-backtick",
+    "x-hex-vhdl-constant",
+    "x-hex-verilog-underscores",
     "obs-graylog-gelf-http",
     "url-infura-project",
     "log-ecto-debug-params",
@@ -486,7 +494,6 @@ _UNFLAGGED_10 = {
     "sys-smbpasswd-s",
     "sys-certutil-importpfx",
     "sys-tf-login-comma",
-    "code-verilog-key",
 }
 
 # batch 11 (written blind, measured on 957a345), by cause
@@ -525,7 +532,7 @@ _LIMITS_11: dict[str, str] = {
     "code-nsis": 'a value copied into a register (`StrCpy $0 "X"`) that a later `/password $0` names',
     "code-raku": f"{_SEPARATOR}: Raku's colon pair `:password<X>`",
     "code-move": f"{_BARE}: a 0x hex key in a comment under `// deployer key`",
-    "code-systemverilog": "a Verilog sized literal `128'h<hex>` under `AES_KEY` / `AES_IV`",
+    "code-systemverilog": "a Verilog sized literal `128'h<hex>` under `AES_IV` (an IV names no credential; the `AES_KEY` line is redacted)",
     "code-spack-mirror": f"{_SIBLING}: spack's `access_pair: [ID, SECRET]` flow list",
     "code-org-babel": f"{_ARGV}: an org-babel header argument `:dbpassword X`",
     "code-octave": f'{_POSITION}: Octave/MATLAB `database("dw", "user", "X", …)`',

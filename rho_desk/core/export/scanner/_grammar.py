@@ -39,10 +39,12 @@ from ._names import (
     digest_prefixed,
     id_half,
     name_before,
+    name_is_key,
     vendor_keyed,
 )
 from ._rules import Pass
 from ._values import (
+    SIZED_HEX,
     VALUE_MAX,
     config_value,
     high_entropy,
@@ -53,6 +55,7 @@ from ._values import (
     random_hex,
     secretish,
     shannon,
+    sized_key,
     value_span,
     within_store_reference,
     wrapped_literal,
@@ -276,6 +279,8 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
             )
         elif id_half(name.decode("ascii", "replace")):
             keyed = id_shaped  # secretId, accessid: a key pair's id half, when shaped as a key
+        elif name.lower().endswith(b"key") and name_is_key(name.decode("ascii", "replace")):
+            keyed = _no_value  # KEY = 128'h…: a key only as a sized hex literal (below)
         else:
             return None
     if name.lower() in (b"cookie", b"set-cookie"):
@@ -284,6 +289,14 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # arn:aws:secretsmanager:…:secret:prod/db; checksum/secret: a digest
     sep = m.group("sep").rstrip()
     pos = m.end()
+    sized = SIZED_HEX.match(data, pos, min(len(data), pos + VALUE_MAX))
+    if sized is not None and keyed is not id_shaped:
+        # a Verilog sized hex literal under a key's name (``localparam [127:0] KEY = 128'h…``)
+        if not sized_key(sized.group("hex")):
+            return None
+        return Hit("credential-assignment", *sized.span("hex"), sized.group("hex"))
+    if keyed is _no_value:
+        return None
     if sep.endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
         return None  # "NAME", "value": the name is quoted too
     if (
@@ -402,6 +415,11 @@ def _flow_list(data: bytes, pos: int, name: bytes) -> Hit | None:
         return None
     start, end = items[0][0], items[-1][1]
     return Hit("credential-assignment", start, end, data[start:end])
+
+
+def _no_value(value: bytes) -> bool:
+    """No value but a sized hex literal is a key under a bare ``KEY`` (``_named`` reads those)."""
+    return False
 
 
 def _auth_tuple(data: bytes, pos: int) -> Hit | None:

@@ -36,6 +36,7 @@ __all__ = [
     "id_half",
     "name_before",
     "name_is_credential",
+    "name_is_key",
     "name_words",
     "named_from",
     "vendor_keyed",
@@ -375,6 +376,18 @@ _NOT_SECRET_KEYS: Final = frozenset({"socket", "websocket",  # Sec-WebSocket-Key
 })
 # fmt: on
 """Qualifiers of ``KEY`` naming what a key indexes, routes, looks up or opens, not a credential."""
+
+
+def name_is_key(name: str) -> bool:
+    """A name whose last word is ``key`` (``KEY``, ``AES_KEY``, ``device_key``), not one of the
+    keys of ``_NOT_SECRET_KEYS`` nor a public one: a key when its value is shaped as one."""
+    words = name_words(name)
+    return (
+        bool(words)
+        and words[-1] == "key"
+        and (len(words) == 1 or words[-2] not in _NOT_SECRET_KEYS)
+        and NOT_SECRET_WORDS.isdisjoint(words)
+    )
 
 
 def vendor_keyed(name: str) -> bool:

@@ -563,6 +563,8 @@ class _Reader:
         if not credential_name(name):
             return
         start, end = m.span("value")
+        if m.group("define") is not None and _NUMBER.fullmatch(t, start, end) is not None:
+            return  # #define SECRET_KEY_ADDR 0x0800F000: an address, a length
         env = m.group("env") is not None
         if not env and b" " in t[start:end] and t[start] not in b"\"'":
             return  # prose: more than one word after the name
@@ -909,9 +911,11 @@ _INLINE_HEAD: Final = re.compile(
     rb"(?P<sep>::=|:=|=>|\?=|\+=|=(?!=)|:(?=[ \t]|$|[\"'{\[|>]))[ \t]*",
 )
 _SPACED: Final = re.compile(
-    rb"(?:(?P<env>(?i:env|setenv|setx))[ \t]+|(?i:export|set)[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,120})[ \t]+"
+    rb"(?:(?P<env>(?i:env|setenv|setx))[ \t]+|(?i:export|set)[ \t]+|(?P<define>(?:#[ \t]*|`|%)(?:define|global))[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,120})[ \t]+"
     rb"(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"'=:#](?:[^ \t]|[ \t]+(?!#))*?)[ \t]*(?:[ \t]#.*)?$"
 )
+_NUMBER: Final = re.compile(rb"(?:0[xX][0-9a-fA-F]+|[0-9]+)[uUlL]{0,3}")
+"""A C integer literal (``0x0800F000``, ``32u``)."""
 _NAME_FIELD: Final = re.compile(
     rb"(?i:name|key|parameterkey|variable|envvar|env_var|param|field|id|label|type)[\"']?[ \t]*(?:[:=]|>)[ \t]*[\"']?(?P<named>[A-Za-z0-9_.\-/]{1,120})"
 )

@@ -23,6 +23,7 @@ from ._work import spend
 __all__ = [
     "ENTROPY_CAP",
     "REFERENCE_TAGS",
+    "SIZED_HEX",
     "VALUE_MAX",
     "ciphertext",
     "config_value",
@@ -37,6 +38,7 @@ __all__ = [
     "reference_tag",
     "secretish",
     "shannon",
+    "sized_key",
     "store_reference",
     "tab_lead",
     "value_span",
@@ -588,6 +590,18 @@ def pass_kind(word: str) -> bool:
     """``word`` (lower case), before ``pass`` glued or apart, says what kind of pass it is: a
     renderer's or a compiler's step, or a filter (``render``, ``shadow``, ``first``, ``high``)."""
     return word in _PASS_KINDS
+
+
+SIZED_HEX: Final = re.compile(rb"[0-9]{1,4}'[hH](?P<hex>[0-9a-fA-F_]{16,160})")
+"""A Verilog sized hex literal of 64 bits or more (``128'h0cf1…``, ``256'hA1B2_C3D4…``)."""
+
+
+def sized_key(digits: bytes) -> bool:
+    """The digits of a sized hex literal read as a key: letters and digits, two or more of
+    each, the entropy detect-secrets asks of hex (not ``128'h0``, a mask of ``F`` and ``0``)."""
+    value = digits.replace(b"_", b"")
+    count = len(value) - len(value.translate(None, bytes(sorted(_DIGIT))))
+    return len(value) >= 16 and 2 <= count <= len(value) - 2 and shannon(value) >= _HEX_ENTROPY
 
 
 _ID_SHAPE: Final = re.compile(rb"[A-Za-z0-9][A-Za-z0-9_.+=\-]{9,127}")
