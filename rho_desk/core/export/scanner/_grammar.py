@@ -50,6 +50,7 @@ from ._values import (
     high_entropy,
     id_shaped,
     key_id,
+    list_item,
     literal_value,
     quoted_password,
     random_hex,
@@ -392,8 +393,6 @@ _TUPLE: Final = re.compile(
 _FLOW_LIST: Final = re.compile(
     rb"\[[ \t]*(?:\\{0,7}[\"'][^\"'\\\r\n]{1,200}\\{0,7}[\"'][ \t]*,?[ \t]*){1,16}\]"
 )
-_NAME_ITEM: Final = re.compile(rb"[a-z]+(?:[_.\-][a-z0-9]+)+|[A-Z]+(?:[_.\-][A-Z0-9]+)+")
-"""Words of one case joined by separators: an item that names a secret (``db-password``)."""
 _FLOW_ITEM: Final = re.compile(rb"\\{0,7}[\"']([^\"'\\\r\n]{1,200})\\{0,7}[\"']")
 
 
@@ -405,11 +404,9 @@ def _flow_list(data: bytes, pos: int, name: bytes) -> Hit | None:
     if m is None:
         return None
     items = [
-        (i.start(1), i.end(1))
+        (i.start(1) + at, i.end(1))
         for i in _FLOW_ITEM.finditer(data, m.start(), m.end())
-        if secretish(i.group(1), quoted=False)
-        and _NAME_ITEM.fullmatch(i.group(1)) is None
-        and literal_value(i.group(1), quoted=True, name=name)
+        if (at := list_item(i.group(1), name)) is not None
     ]
     if not items:
         return None

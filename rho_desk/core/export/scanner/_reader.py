@@ -46,7 +46,7 @@ from ._tables import (
     table_header,
     table_separator,
 )
-from ._values import REFERENCE_TAGS, literal_value, secretish
+from ._values import REFERENCE_TAGS, list_item, literal_value
 
 __all__ = ["CONTINUATION", "credential_name", "read", "table_header"]
 
@@ -516,25 +516,13 @@ class _Reader:
                     self.value(k, head.end(), self.lines[k].indent, name, forced=True, inline=True)
 
     def item(self, start: int, end: int, name: bytes) -> None:
-        """One item of a list under a credential name (``- X``, ``["X", "Y"]``): the credential
-        when it reads as one (a list under ``secrets`` names them as often: compose's ``-
-        db_password``); of a ``user:X`` item under an auth name, the password."""
+        """One item of a list under a credential name (``- X``, ``["X", "Y"]``): ``list_item``."""
         start, end = _trimmed(self.t, start, end)
         if end - start >= 2 and self.t[start] in b"\"'" and self.t[end - 1] == self.t[start]:
             start, end = start + 1, end - 1
-        value = self.t[start:end]
-        pair = _USER_PAIR.fullmatch(value)
-        if pair is not None:
-            start, value = start + pair.start("password"), pair.group("password")
-        if (
-            b"[secret " in value
-            or not secretish(value, quoted=False)
-            or _NAME_ITEM.fullmatch(value) is not None
-            or value.startswith(b"{")
-        ):
-            return  # a secret's name (postgres-admin-2024), an htpasswd hash ({SHA}…)
-        if literal_value(value, quoted=True, name=name):
-            self.out.append((start, start + len(value), self.rule))
+        at = list_item(self.t[start:end], name)
+        if at is not None:
+            self.out.append((start + at, end, self.rule))
 
     # -- names not beside their values ---------------------------------------------------------------
 
@@ -941,11 +929,6 @@ _INLINE_STOP: Final = re.compile(rb"[,;})\]\"']|[ \t]+[A-Za-z_][A-Za-z0-9_.\-]{0
 _HEREDOC_IN: Final = re.compile(rb"[\"']?\$\((?:cat|echo)[ \t]+(?=<<)")
 _CONCAT: Final = re.compile(rb"[ \t]*(?:\+|\.\.?|&)[ \t]*")
 _QUOTE_PREFIX: Final = re.compile(rb"(?:@|\$@|@\$|[rRbBuUfF]{1,2})(?=[\"'])")
-_USER_PAIR: Final = re.compile(rb"[A-Za-z0-9_.@\-]{1,64}:(?P<password>[^\s:]{4,})")
-"""A list item ``user:password`` (ngrok's ``basic_auth``, a users list)."""
-_NAME_ITEM: Final = re.compile(rb"[a-z]+(?:[_.\-][a-z0-9]+)+|[A-Z]+(?:[_.\-][A-Z0-9]+)+")
-"""Words of one case joined by separators: a list item that names a secret (``db_password``,
-``postgres-admin-2024``), not the secret."""
 _STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "high_entropy",
     "id_shaped",
     "key_id",
+    "list_item",
     "literal_value",
     "pass_kind",
     "password_pass",
@@ -590,6 +591,32 @@ def pass_kind(word: str) -> bool:
     """``word`` (lower case), before ``pass`` glued or apart, says what kind of pass it is: a
     renderer's or a compiler's step, or a filter (``render``, ``shadow``, ``first``, ``high``)."""
     return word in _PASS_KINDS
+
+
+_USER_PAIR: Final = re.compile(rb"[A-Za-z0-9_.@\-]{1,64}:(?P<password>[^\s:]{4,})")
+_NAME_ITEM: Final = re.compile(rb"[a-z]+(?:[_.\-][a-z0-9]+)+|[A-Z]+(?:[_.\-][A-Z0-9]+)+")
+"""Words of one case joined by separators: a list item that names a secret (``db_password``,
+``postgres-admin-2024``), not the secret."""
+
+
+def list_item(value: bytes, name: bytes) -> int | None:
+    """Where the credential starts in one item of a list under the credential name ``name``
+    (``API_KEYS``' items, ``basic_auth:``'s ``- "u:X"``: after the user's ``:``), or None when
+    the item does not read as one: a list under ``secrets`` names them as often (compose's ``-
+    db_password``), and an htpasswd line's hash (``{SHA}…``, ``$apr1$…``) is no credential."""
+    at = 0
+    pair = _USER_PAIR.fullmatch(value)
+    if pair is not None:
+        at, value = pair.start("password"), pair.group("password")
+    if (
+        b"[secret " in value
+        or not secretish(value, quoted=False)
+        or _NAME_ITEM.fullmatch(value) is not None
+        or value.startswith(b"{")
+        or not literal_value(value, quoted=True, name=name)
+    ):
+        return None
+    return at
 
 
 SIZED_HEX: Final = re.compile(rb"[0-9]{1,4}'[hH](?P<hex>[0-9a-fA-F_]{16,160})")
