@@ -67,7 +67,7 @@ JWT_AS_BASIC = "a JWT sent as Basic credentials: the JWT rule redacts it whereve
 MISSED: dict[str, tuple[str, int]] = {
     "asana-client-id": (DIGITS_IN_CODE, 1),
     "discord-client-id": (DIGITS_IN_CODE, 1),
-    "sumologic-access-id": (f"{PUBLIC_ID}; {WORD_IN_CODE}", 5),
+    "sumologic-access-id": (f"{PUBLIC_ID}; {WORD_IN_CODE}", 1),
     "flutterwave-public-key": (PUBLIC_ID, 2),
     "discord-client-secret": (DIGITS_IN_CODE, 1),
     "messagebird-client-id": (NAME_SAYS_LITTLE, 1),
@@ -94,7 +94,10 @@ FLAGGED: dict[str, tuple[str, int]] = {
     "flyio-access-token": (RANDOM_IN_CONTEXT, 1),
     "freemius-secret-key": (NAMED, 3),
     "gcp-api-key": (EXAMPLE_VALUE, 16),
-    "generic-api-key": (f"{NAMED}; {RANDOM_IN_CONTEXT}", 8),
+    "generic-api-key": (
+        f"{NAMED}; {RANDOM_IN_CONTEXT}; `report_access_id: <uuid>`: a name ending in access id is a key pair's id half (docs/security.md)",
+        9,
+    ),
     "gitlab-rrt": (PLACEHOLDER_WORDS, 1),
     "hashicorp-tf-password": (NAMED, 1),
     "infracost-api-token": (f"{AFTER_A_DOT}; {RANDOM_IN_CONTEXT}", 2),
