@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
 
 from rho_desk.core.export import SecretScanner, Selection, export_snapshot
 from rho_desk.core.export.scanner import Hit
@@ -56,10 +57,14 @@ def test_an_export_runs_with_the_collector_paused() -> None:
 
     class Watching(SecretScanner):
         def scan(
-            self, data: bytes, *, decoded: list[tuple[int, int, bytes]] | None = None
+            self,
+            data: bytes,
+            *,
+            decoded: list[tuple[int, int, bytes]] | None = None,
+            started: Callable[[], object] | None = None,
         ) -> list[Hit]:
             seen.append(gc.isenabled())
-            return super().scan(data, decoded=decoded)
+            return super().scan(data, decoded=decoded, started=started)
 
     identity = ModelIdentity("openai", "responses", "gpt-5")
     snapshot = SessionSnapshot.new("s-1", 1, [Message.user_text("hello")], identity)

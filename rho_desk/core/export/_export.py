@@ -284,13 +284,20 @@ def export_snapshot(
     decoded: list[tuple[int, int, bytes]] | None = [] if echo else None
     # the audit's second opinion reads the JSON output: its candidates in these bytes are found
     # on a worker thread while this one scans them (RE2 lets go of the GIL), then carried over
-    # each redaction's edit (only the lines around the changed ones searched again)
-    opinion: Future[list[tuple[int, int]]] | list[tuple[int, int]] | None = (
-        workers().submit(candidates, data)
-        if fmt == "json" and history != "display" and len(data) >= PARALLEL_MIN
-        else None
+    # each redaction's edit (only the lines around the changed ones searched again); submitted
+    # once the scan's gate parts are queued, so that it does not hold a worker they wait for
+    pending: list[Future[list[tuple[int, int]]]] = []
+
+    def find_candidates() -> None:
+        pending.append(workers().submit(candidates, data))
+
+    wanted = fmt == "json" and history != "display" and len(data) >= PARALLEL_MIN
+    hits = outside_placeholders(
+        data, scanner.scan(data, decoded=decoded, started=find_candidates if wanted else None)
     )
-    hits = outside_placeholders(data, scanner.scan(data, decoded=decoded))
+    opinion: Future[list[tuple[int, int]]] | list[tuple[int, int]] | None = (
+        pending[0] if pending else None
+    )
     for _ in range(_ROUNDS):
         if not hits:
             break

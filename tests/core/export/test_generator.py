@@ -57,7 +57,7 @@ def test_the_generator_finds_a_leak_when_there_is_one(monkeypatch: pytest.Monkey
     """A scanner that redacts nothing leaks every case (the measurement can fail)."""
     from rho_desk.core.export import SecretScanner
 
-    monkeypatch.setattr(SecretScanner, "scan", lambda self, data, decoded=None: [])
+    monkeypatch.setattr(SecretScanner, "scan", lambda self, data, decoded=None, started=None: [])
     monkeypatch.setattr(
         SecretScanner, "rescan", lambda self, old, old_hits, new, old_decoded=None, decoded=None: []
     )

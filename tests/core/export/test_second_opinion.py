@@ -14,6 +14,8 @@ import base64
 import html
 import json
 import random
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Final
 
 import pytest
@@ -34,7 +36,7 @@ from rho_desk.core.export._opinion import (
     random_looking,
     second_opinion,
 )
-from rho_desk.core.export.scanner import PARALLEL_MIN, Hit
+from rho_desk.core.export.scanner import PARALLEL_MIN, Hit, workers
 from rho_desk.core.wire.model import AssistantMessage, ContentBlock, Message, ModelIdentity
 from rho_desk.core.wire.snapshot import SessionSnapshot
 
@@ -53,9 +55,13 @@ class _Blind(SecretScanner):
         self.rules = frozenset(rules)
 
     def scan(
-        self, data: bytes, *, decoded: list[tuple[int, int, bytes]] | None = None
+        self,
+        data: bytes,
+        *,
+        decoded: list[tuple[int, int, bytes]] | None = None,
+        started: Callable[[], object] | None = None,
     ) -> list[Hit]:
-        hits = super().scan(data, decoded=decoded)
+        hits = super().scan(data, decoded=decoded, started=started)
         return [h for h in hits if self.rules and h.rule not in self.rules]
 
 
@@ -578,6 +584,29 @@ def test_an_export_with_redactions_gives_the_second_opinion_of_its_exact_bytes()
     assert reported and reported == [
         f for f in again.findings if f.rule.startswith("second-opinion:")
     ]
+
+
+def test_the_second_opinion_waits_behind_the_scans_gate_parts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the workers are two: a candidates search queued first held one of them while the scan
+    # waited for both gate parts (about 0.3 s of a 100 MB export's audit)
+    pool = workers()
+    queued: list[str] = []
+    submit = pool.submit
+
+    def recording(fn: Callable[..., object], /, *args: object) -> Future[object]:
+        queued.append(getattr(fn, "__name__", ""))
+        return submit(fn, *args)
+
+    monkeypatch.setattr(pool, "submit", recording)
+    text = "\n".join(
+        f"line {i}: nothing to see, user@example.org:Sekret99xy{i}" for i in range(9000)
+    )
+    result = export_snapshot(_session(text), Selection.everything(), key=KEY)
+    assert len(result.data) >= PARALLEL_MIN
+    first = queued.index("candidates")
+    assert first >= 2 and set(queued[:first]) == {"scan_part"}
 
 
 # --- the held-out batches' leaks the second opinion did not flag, by cause -----------------------
