@@ -35,7 +35,9 @@ joined by ``0xFF``) in this order:
    **sentences** (``_sentences``): a word shaped as a password or a token on the line of a
    credential noun of any language (``_nouns``' table of stems), whatever the words between;
    **generated words** (``_generated``): a word shaped as a generated password standing apart,
-   whatever the language around it names it with;
+   whatever the language around it names it with; and in prose (a text block's or a reasoning
+   summary's line of an export, ``prose_words``) every word with a digit, read by that shape
+   without the gate's symbols, unless it reads as a name (few pieces between its dashes);
    **transcripts** (``_transcripts``): a shell's or a REPL's prompt line naming a credential and
    the value printed on the line after it, Redis' numbered replies; **key material**
    (``_material``): lines of key material or codes that what stands around them names (an

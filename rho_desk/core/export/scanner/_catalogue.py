@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 74
+RULESET_VERSION: Final = 75
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -276,7 +276,10 @@ random-looking user name of 16 bytes or more before the host is a credential (``
 hex is an id there (a Sentry DSN's public key).
 73: a word shaped as a generated password standing apart in text, in any language (``_generated``:
 12 to 64 bytes, both cases and digits, pieces of one or two letters, ``!``, ``^`` or ``~`` between
-a letter or digit and two more): prose naming its credential in a word no noun table holds."""
+a letter or digit and two more): prose naming its credential in a word no noun table holds.
+74: the same shape in prose without the gate (``prose_words``): every word with a digit on a text
+block's or a reasoning summary's line of the export, whatever symbol it holds or none, unless its
+pieces between dashes are few (``ViT-B-16-SigLIP``), an identifier's words or a measure."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

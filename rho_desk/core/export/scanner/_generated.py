@@ -29,13 +29,14 @@ field).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Final
 
 from ._catalogue import Hit
 from ._rules import Pass
 from ._work import spend
 
-__all__ = ["generated", "generated_passes"]
+__all__ = ["PROSE_LINE", "generated", "generated_passes", "prose_words"]
 
 _GATE: Final = rb"[A-Za-z0-9][!^~][A-Za-z0-9]{2}"
 """Where such a word can be: a symbol of passwords that code and prose rarely put between letters
@@ -124,3 +125,86 @@ def generated_passes() -> list[Pass]:
     """The pass of this module, in the form ``SecretScanner`` runs keyword passes: the gate
     reports where its match ends, the pass reads the word around the match's start."""
     return [Pass(_AT, _generated, gate=(_GATE, 0, 4))]
+
+
+# --- in prose, without the gate ---------------------------------------------------------------
+
+PROSE_LINE: Final = rb'"(?:Text|reasoning_summary|reasoning)": "'
+"""Where prose is in an export's pretty JSON: a text block's string (a user's words, an answer)
+and a reasoning summary, each on a line of its own (JSON writes no raw line break in a string).
+A small share of a session's bytes: there every word is read, without the gate."""
+_PROSE_LINE: Final = re.compile(PROSE_LINE)
+_DIGIT_WORD: Final = re.compile(rb"[0-9][A-Za-z0-9!#$%&*+^~._-]*")
+"""A word's digit and the rest of the word (``re`` skips to a digit: prose holds few)."""
+_SEGMENT: Final = re.compile(rb"[^._-]+")
+_CAPITALISED: Final = re.compile(rb"[A-Z][a-z]{2,}")
+_PERCENT: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+
+
+def spoken_apart(word: bytes) -> bool:
+    """``word`` (``generated``) is not a name: a symbol of passwords inside it, or a piece between
+    ``-``, ``_`` and ``.`` of four pieces or more (``8TD8a3eAY``, ``U0JsB9``, ``1J5OGz``) that is
+    neither an identifier's words (two capitalised of three letters or more: ``IPv6AddrV4Map``)
+    nor a measure (numbers and single letters: ``8x22B``). A name's pieces are few between its
+    dashes (``ViT-B-16-SigLIP``, ``H100-PCIe-80GB``, ``Standard_NC24ads_A100_v4``)."""
+    if _PERCENT.search(word) is not None:
+        return False  # URL-encoded text (``curl%20-H%20%27…``): the decoders read it
+    if not _SYMBOLS.isdisjoint(word[1:-1]):
+        return True
+    for segment in _SEGMENT.findall(word):
+        pieces = _PIECE.findall(segment)
+        if len(pieces) < 4 or len(_CAPITALISED.findall(segment)) >= 2:
+            continue
+        letters = [p for p in pieces if p[0] not in _DIGIT]
+        if any(len(p) > 1 for p in letters) or len(pieces) - len(letters) < 2:
+            return True
+    return False
+
+
+def prose_words(data: bytes, starts: Iterable[int] | None) -> list[Hit]:
+    """The words of prose lines (``PROSE_LINE``: the gate's reports, or every match without
+    hyperscan) shaped as a generated password (``generated`` and ``spoken_apart``), whatever
+    symbol they hold or none: in prose no gate is needed, the bytes are few."""
+    out: list[Hit] = []
+    lines = starts if starts is not None else (m.start() for m in _PROSE_LINE.finditer(data))
+    last = -1
+    for at in lines:
+        if at < last:
+            continue  # on the line read before
+        end = data.find(b"\n", at)
+        last = end = len(data) if end < 0 else end
+        spend(end - at)
+        for m in _DIGIT_WORD.finditer(data, at, end):  # the key holds no digit
+            hit = _word(data, m.start(), m.end())
+            if hit is not None:
+                out.append(hit)
+    return out
+
+
+def _escapes(data: bytes, at: int) -> bool:
+    """The backslash at ``at`` begins an escape (an even run of backslashes before it)."""
+    k = at
+    while k > 0 and data[k - 1] == 0x5C:
+        k -= 1
+    return (at - k) % 2 == 0
+
+
+def _word(data: bytes, at: int, b: int) -> Hit | None:
+    """The word around the digit at ``at`` (its end at ``b``), if it stands apart and is shaped
+    as a generated password."""
+    lo = max(0, at - _MAX)
+    a = at
+    while a > lo and data[a - 1] in _WORD_BYTES:
+        a -= 1
+    if a > 0 and data[a - 1] == 0x5C and data[a] in b"nrt" and _escapes(data, a - 1):
+        a += 1  # a JSON escape's letter (``\\n``) is no part of the word
+    elif a > 0 and data[a - 1] not in _BEFORE:
+        return None  # glued to ``=``, ``/``, ``:``: a query, a path, a field
+    if b < len(data) and data[b] not in _APART and data[b] != 0x5C:
+        return None
+    while b > a and data[b - 1] == 0x2E:
+        b -= 1
+    word = data[a:b]
+    if not generated(word) or not spoken_apart(word):
+        return None
+    return Hit("credential-assignment", a, b, word)

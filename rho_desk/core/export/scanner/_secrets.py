@@ -116,7 +116,7 @@ from ._engine import (
     wrapped_tail,
 )
 from ._entropy import entropy_hits
-from ._generated import generated_passes
+from ._generated import PROSE_LINE, generated_passes, prose_words
 from ._grammar import (
     der_private_key,
     grammar_passes,
@@ -545,11 +545,13 @@ class SecretScanner:
         hits.extend(
             structure_hits(
                 data,
-                reports.starts[self._kty + 1 :] if reports is not None else None,
+                reports.starts[self._kty + 1 : -1] if reports is not None else None,
                 bodies,
                 body_starts,
             )
         )
+        # prose: every word of a text block's or a reasoning summary's line (the gate's last rule)
+        hits.extend(prose_words(data, reports.starts[-1] if reports is not None else None))
 
     def _scan_runs(self, data: bytes, runs: list[tuple[int, int]], hits: list[Hit]) -> None:
         starts, ends = joined_pieces(data, runs)
@@ -985,7 +987,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
     # where a byte list, spaced characters, a uuencoded line... may end (``_listed``), then every
-    # kty, then the lines worth reading for structure (``structure_rules``)
+    # kty, then the lines worth reading for structure (``structure_rules``), then prose lines
     lists = tuple(Rule(located.gate, last=located.gate) for located in LOCATED.values())
     keyword_rules = (
         *(keyword_rule(p) for p in keywords),
@@ -993,5 +995,6 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *lists,
         Rule(_KTY.pattern, start=_KTY.pattern),
         *structure_rules(),
+        Rule(PROSE_LINE, start=PROSE_LINE),
     )
     return tokens, keywords, token_rules, keyword_rules
