@@ -162,8 +162,8 @@ def spoken_apart(word: bytes) -> bool:
 
 
 def prose_words(data: bytes, starts: Iterable[int] | None) -> list[Hit]:
-    """The words of prose lines (``PROSE_LINE``: the gate's reports, or every match without
-    hyperscan) shaped as a generated password (``generated`` and ``spoken_apart``), whatever
+    """The words of prose lines (``PROSE_LINE``: where the gate found its key end, or every key's
+    start without hyperscan: the key holds no digit, so either reads the same words) shaped as a generated password (``generated`` and ``spoken_apart``), whatever
     symbol they hold or none: in prose no gate is needed, the bytes are few."""
     out: list[Hit] = []
     lines = starts if starts is not None else (m.start() for m in _PROSE_LINE.finditer(data))

@@ -995,6 +995,6 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *lists,
         Rule(_KTY.pattern, start=_KTY.pattern),
         *structure_rules(),
-        Rule(PROSE_LINE, start=PROSE_LINE),
+        Rule(PROSE_LINE, last=PROSE_LINE),  # the end of its key: no start to track
     )
     return tokens, keywords, token_rules, keyword_rules
