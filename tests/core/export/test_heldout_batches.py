@@ -226,6 +226,7 @@ import json
 import re
 import unicodedata
 import urllib.parse
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -628,6 +629,19 @@ _UNFLAGGED_11 = {
 }
 
 
+def _unflagged(limits: dict[str, str], ids: Collection[str]) -> dict[str, str]:
+    """The limits of ``ids`` as forms the second opinion does not flag either: by shape it sees
+    nothing to flag in them. Every id must be one of the limits (a stale id is an error here,
+    not a form silently dropped from the check)."""
+    stale = set(ids) - limits.keys()
+    assert not stale, f"unflagged ids not among the batch's limits: {sorted(stale)}"
+    return {
+        k: f"{v}; by shape the second opinion sees nothing to flag"
+        for k, v in limits.items()
+        if k in ids
+    }
+
+
 @dataclass(frozen=True)
 class Batch:
     number: int
@@ -701,11 +715,9 @@ BATCHES: dict[int, Batch] = {
         190,
         31,
         _LIMITS_6,
-        unflagged={
-            k: f"{v}; by shape the second opinion sees nothing to flag"
-            for k, v in _LIMITS_6.items()
-            if k
-            in {
+        unflagged=_unflagged(
+            _LIMITS_6,
+            {
                 "cli-vault-approle-secret-id",
                 "db-pgbouncer-userlist",
                 "pkg-gem-push-key",
@@ -716,19 +728,15 @@ BATCHES: dict[int, Batch] = {
                 "prose-en-pin",
                 "x-tabop-space-and-tab",
                 "x-keycontent-netsh-de",
-            }
-        },
+            },
+        ),
     ),
     7: Batch(
         7,
         272,
         41,
         _LIMITS_7,
-        unflagged={
-            k: f"{v}; by shape the second opinion sees nothing to flag"
-            for k, v in _LIMITS_7.items()
-            if k == "shape-unicode-letters"
-        },
+        unflagged=_unflagged(_LIMITS_7, {"shape-unicode-letters"}),
         damaged={
             "x-pr-ok-1password": "`the password in 1Password`: the structure reader takes the word after `password in` as a directive's value",
             "x-pos-ok-verify-key": '`nacl.signing.VerifyKey("<64 hex>")`: 64 hex digits in a call named for a key read as an Ed25519 private key\'s seed (a verify key is public)',
@@ -739,11 +747,7 @@ BATCHES: dict[int, Batch] = {
         317,
         42,
         _LIMITS_8,
-        unflagged={
-            k: f"{v}; by shape the second opinion sees nothing to flag"
-            for k, v in _LIMITS_8.items()
-            if k in _UNFLAGGED_8
-        },
+        unflagged=_unflagged(_LIMITS_8, _UNFLAGGED_8),
         damaged={
             "ok-pkce-challenge": "an authorize URL's `code_challenge` (a public hash) and `state` read as random values",
             "ok-systemd-loadcredential": "`LoadCredential=db-password:/path`: a credential's name and file read as the value",
@@ -756,11 +760,7 @@ BATCHES: dict[int, Batch] = {
         309,
         44,
         _LIMITS_9,
-        unflagged={
-            k: f"{v}; by shape the second opinion sees nothing to flag"
-            for k, v in _LIMITS_9.items()
-            if k in _UNFLAGGED_9
-        },
+        unflagged=_unflagged(_LIMITS_9, _UNFLAGGED_9),
         damaged={
             "ok-mapbox-public-token": "`mapboxgl.accessToken = 'pk.eyJ…'`: a public token under a credential-named property",
             "ok-statsig-client-key": '`new StatsigClient("client-…")`: a public client key read as a credential',
@@ -782,22 +782,14 @@ BATCHES: dict[int, Batch] = {
         182,
         0,
         _LIMITS_10,
-        unflagged={
-            k: f"{v}; by shape the second opinion sees nothing to flag"
-            for k, v in _LIMITS_10.items()
-            if k in _UNFLAGGED_10
-        },
+        unflagged=_unflagged(_LIMITS_10, _UNFLAGGED_10),
     ),
     11: Batch(
         11,
         370,
         61,
         _LIMITS_11,
-        unflagged={
-            k: f"{v}; by shape the second opinion sees nothing to flag"
-            for k, v in _LIMITS_11.items()
-            if k in _UNFLAGGED_11
-        },
+        unflagged=_unflagged(_LIMITS_11, _UNFLAGGED_11),
         damaged={
             "ok-sh-adguard-bcrypt": "a bcrypt hash (`$2y$10$…`) under `password:` (the batch counts a hash as no secret)",
             "ok-net-xray-shortid": "REALITY's `shortIds` (given to every client) read as a random value",
