@@ -277,9 +277,16 @@ hex is an id there (a Sentry DSN's public key).
 73: a word shaped as a generated password standing apart in text, in any language (``_generated``:
 12 to 64 bytes, both cases and digits, pieces of one or two letters, ``!``, ``^`` or ``~`` between
 a letter or digit and two more): prose naming its credential in a word no noun table holds.
-74: the same shape in prose without the gate (``prose_words``): every word with a digit on a text
-block's or a reasoning summary's line of the export, whatever symbol it holds or none, unless its
-pieces between dashes are few (``ViT-B-16-SigLIP``), an identifier's words or a measure."""
+74: names read where code or a file spells them another way: an operator of code between a quoted
+credential name and its value (``->``, ``:>``, ``=>`` after an Erlang binary) or a prefix on the
+value's quote (``@"X"``, ``$``, ``L``, ``u8``, ``f``, ``<<``); the id half of an access key pair
+(``secretId``, ``accessid``, ``APCA-API-KEY-ID``) when shaped as a key; a list under a plural
+credential name (``APP_KEYS``, ``AUTH_TOKENS``) read item by item (``_values.list_item``); a
+definition directive (``#define``, `` `define``, ``%global``) leading a ``NAME value`` line; a
+sized hex literal of 64 bits or more under a key's name (``128'h…``).
+75: the same shape as 73 in prose without the gate (``prose_words``): every word with a digit on a
+text block's or a reasoning summary's line of the export, whatever symbol it holds or none, unless
+its pieces between dashes are few (``ViT-B-16-SigLIP``), an identifier's words or a measure."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
