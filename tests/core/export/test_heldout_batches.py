@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 11 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 12 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -202,11 +202,11 @@ against them). The same checks run over every batch; what differs is data (``BAT
   PINs, hex, UUIDs, base64), encodings and the session's places (title, cwd, last command, a
   failed result, reasoning).
 
-``heldout_reserve_12.json``: 177 further secret forms written blind with batch 11, from the
-same kinds of source (a random draw within each source's forms chose which went into batch
-11), never measured and read by no test. They are the next batch: measure them on main before
-reading them or writing a rule from them; they show whether fixes made from batch 11's forms
-reach their siblings.
+- batch 12: 177 forms, no look-alikes, blind on ``8bf9560`` (32 leaked, 28 with ``findings:
+  0``; on ``957a345``, before the fixes made from batch 11's forms, 45): the forms written blind
+  with batch 11 from the same kinds of source, which a random draw within each source left out
+  of it, kept unmeasured and unread until then. They show whether fixes made from batch 11's
+  forms reach their siblings.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -628,6 +628,48 @@ _UNFLAGGED_11 = {
     "loc-write-notes",
 }
 
+# batch 12 (batch 11's reserve, measured blind on 8bf9560), by cause
+_LIMITS_12: dict[str, str] = {
+    "sh-akkoma-prod-secret": f'{_NAME}: Phoenix\'s `signing_salt: "X"` (a salt names no credential; `secret_key_base` is redacted)',
+    "net-arista-username-secret": f"{_WORDS}: Arista's `username ops secret 0 <three words>` (the random value on the line above is redacted)",
+    "net-paloalto-keygen": f"{_NAME}: PAN-OS keygen's XML answer `<result><key>X</key>` (an element named only `key`)",
+    "net-xray-vless-uuid": "a UUID under `\"id\"` in Xray's VLESS `clients` (the client's credential): read as an id",
+    "net-expressvpn-activate": f"{_NAME}: `Enter activation code: X` (an activation code names no credential)",
+    "net-dante-sockd": f"{_URL_PATH}: `curl --socks5 user:X@host:port` (userinfo with no scheme)",
+    "db-sybase-isql": f"{_ARGV}: Sybase's `isql -U sa -P X`",
+    "db-teradata-bteq-logon": f"{_DIRECTIVE}: Teradata BTEQ's `.LOGON host/user,X;`",
+    "db-h2-url": "H2's `PASSWORD=<file password> <user password>` beside `CIPHER=`: the word after the space (the first is redacted)",
+    "sql-db2-connect": f"{_ARGV}: DB2's `CONNECT TO db USER u USING X`",
+    "saas-pushover-curl": f'{_NAME}: Pushover\'s `--form-string "user=X"` (the user key, which the batch counted; `token=` is redacted)',
+    "saas-feishu-webhook": f"{_URL_PATH}: Feishu's `/open-apis/bot/v2/hook/<uuid>`",
+    "pay-phonepe-salt": "a UUID under `PHONEPE_SALT_KEY=`: read as an id",
+    "sys-wazuh-agent-auth": f"{_ARGV}: Wazuh's `agent-auth -m host -P X`",
+    "sys-sshfs-password-stdin": f"{_ARGV}: `echo X | sshfs -o password_stdin`: a password piped to a client reading standard input",
+    "sys-qemu-object-secret": f"{_ARGV}: QEMU's `-object secret,id=sec0,data=X` (a value named `data` in an option's comma list)",
+    "sys-storj-access-grant": f"{_ARGV}: `uplink access import main <access grant>` by position",
+    "code-cairo": f"{_NAME}: Cairo's `const ADMIN_PRIVATE_KEY: felt252 = 0x<63 hex>` (a type between the name and `=`)",
+    "tr-jaeger-span-tags": f"{_LOGGED}: Redis' `AUTH default X` as a span's `db.statement` tag",
+    "tr-celery-task-args": f"{_LOGGED}: Celery's `received: args=('host', 'user', 'X')`",
+    "pr-gn": f"{_FOREIGN}: Guarani",
+    "pr-nah": f"{_FOREIGN}: Nahuatl, a value of 10 letters and digits",
+    "pr-fj": f"{_FOREIGN}: Fijian",
+    "pr-wo": f"{_FOREIGN}: Wolof",
+    "pr-as": f"{_FOREIGN}: Assamese",
+    "pr-sm-passphrase": f"{_FOREIGN}: Samoan, a passphrase of five words",
+    "pr-wo-pin": f"{_FOREIGN}: Wolof, a four-digit PIN",
+    "pr-qu-uuid": f"{_FOREIGN}: Quechua, a UUID (read as an id)",
+    "pr-om-short": f"{_FOREIGN}: Oromo, eight letters",
+    "pr-bo-digits": f"{_FOREIGN}: Tibetan, six digits",
+    "cn-joplin-md": "a Joplin note's `online banking PIN 12383, card PIN 3270`: short digits right after `PIN`, no `is` or `:` between",
+    "cn-bbcode": f"{_PROSE_9}: BBCode `FTP login … [b]user[/b] / [spoiler]X[/spoiler]`",
+}
+_UNFLAGGED_12 = set(_LIMITS_12) - {
+    "net-expressvpn-activate",
+    "saas-pushover-curl",
+    "tr-jaeger-span-tags",
+    "tr-celery-task-args",
+}
+
 
 def _unflagged(limits: dict[str, str], ids: Collection[str]) -> dict[str, str]:
     """The limits of ``ids`` as forms the second opinion does not flag either: by shape it sees
@@ -803,6 +845,7 @@ BATCHES: dict[int, Batch] = {
             "ok-dns-acme-thumbprint": "an ACME account key's thumbprint (public) under `ACCOUNT_THUMBPRINT=`",
         },
     ),
+    12: Batch(12, 177, 0, _LIMITS_12, unflagged=_unflagged(_LIMITS_12, _UNFLAGGED_12)),
 }
 
 _FORMS: dict[int, list[dict[str, Any]]] = {
