@@ -6,6 +6,8 @@ otherwise, nothing."""
 from __future__ import annotations
 
 import json
+import random
+import string
 
 import pytest
 
@@ -60,6 +62,56 @@ def test_only_prose_lines_are_read() -> None:
 def test_a_name_is_not_spoken_apart(word: bytes) -> None:
     assert not spoken_apart(word)
     assert prose_words(_line("Text", f"we tried {word.decode()} today"), None) == []
+
+
+def _random_word(rng: random.Random, n: int) -> str:
+    while True:
+        word = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+        if not word.isalpha() and not word.isdigit() and word.lower() != word != word.upper():
+            return word
+
+
+_FRAMES = (
+    "Baatu jàll bu server bi mooy {}, bul ko wax kenn.",  # Wolof
+    "Na vosa vuni ni server e {}.",  # Fijian
+    "Wifi ñe'ẽñemi ha'e {}, ani eme'ẽ avavépe.",  # Guarani
+    "সাৰ্ভাৰৰ পাছৱৰ্ড হৈছে {}, কাকো নক'ব।",  # Assamese
+    "Jecha icciitii wifi: {}",  # Oromo
+)
+
+
+@pytest.mark.parametrize("size", [16, 20, 24, 32, 40])
+def test_a_long_random_word_in_prose_is_a_value(size: int) -> None:
+    """A word of 16 letters and digits or more was base64 data to the shape, so such a token in a
+    sentence of a language no noun table holds left whole (28 of 40 exports, 16 to 32 bytes);
+    now it is read by its pieces like a shorter one. Random draws, not chosen words: the share
+    read is measured (about nine in ten) and held above four in five."""
+    rng = random.Random(size)
+    words = [_random_word(rng, size) for _ in range(100)]
+    found = 0
+    for word in words:
+        data = (
+            b'{\n      "User": [\n'
+            + _line("Text", rng.choice(_FRAMES).format(word))
+            + b"      ]\n}"
+        )
+        found += [data[h.start : h.end] for h in prose_words(data, None)] == [word.encode()]
+    assert found >= 80, found
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "0x742d35Cc6634C0532925a3b844Bc454e4438f44e",  # EIP-55: hex whose case is a checksum
+        "ResNet50V2BackboneLarge",  # an identifier's words
+        "HttpClient2XmlParserV3Factory",
+        "VisionEncoderDecoderModel2",
+        "Qwen2.5-Coder-32B-Instruct-GPTQ-Int4",
+        "sk-proj-AbC123...xYz9",  # a mask
+    ],
+)
+def test_a_long_name_in_prose_is_not_a_value(word: str) -> None:
+    assert prose_words(_line("Text", f"see {word} in the notes"), None) == []
 
 
 def test_the_gate_finds_what_the_plain_scan_finds() -> None:

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 75
+RULESET_VERSION: Final = 76
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -286,7 +286,11 @@ definition directive (``#define``, `` `define``, ``%global``) leading a ``NAME v
 sized hex literal of 64 bits or more under a key's name (``128'h…``).
 75: the same shape as 73 in prose without the gate (``prose_words``): every word with a digit on a
 text block's or a reasoning summary's line of the export, whatever symbol it holds or none, unless
-its pieces between dashes are few (``ViT-B-16-SigLIP``), an identifier's words or a measure."""
+its pieces between dashes are few (``ViT-B-16-SigLIP``), an identifier's words or a measure.
+76: in prose a word of 16 letters and digits or more is read by its pieces too, unless it is base64
+of printable text (the decoders' to read) or hex in either case (EIP-55); in a segment of 16 bytes
+or more an identifier's words are capitalised pieces of three letters or more, a third of its
+pieces."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

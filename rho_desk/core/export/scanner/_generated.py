@@ -21,13 +21,14 @@ between a letter or digit and two more (the gate: other symbols and none, ``cM_8
 What is shaped otherwise stays: model names (``Llama-3.1-70B-Instruct``, ``gpt-4o-mini``),
 versions, ticket ids, hashes and UUIDs (one case), identifiers (``parseHttpResponseV2``: long
 pieces), base64 data longer than 15 (a key's line, a fingerprint, a ciphertext: the entropy
-rules' and the decoders' to read), file names and paths (``/``), references (``#``, ``$``, ``@``
+rules' and the decoders' to read; in prose only base64 of printable text, see ``prose_words``), file names and paths (``/``), references (``#``, ``$``, ``@``
 first), prefixed ids (``cus_…``), a word glued to ``=``, ``/`` or ``:`` (a query, a path, a
 field).
 """
 
 from __future__ import annotations
 
+import binascii
 import re
 from collections.abc import Iterable
 from typing import Final
@@ -56,6 +57,7 @@ _PREFIXED: Final = re.compile(rb"[a-z]{2,12}[_-]")
 """A prefixed id or a label (``cus_…``, ``nonce-…``)."""
 _VERSION: Final = re.compile(rb"[vV]?[0-9]+\.[0-9]")
 _HEX_ID: Final = re.compile(rb"[0-9a-f]{8,}[-_.][A-Za-z0-9]{1,8}|[A-Za-z0-9]{1,8}[-_.][0-9a-f]{8,}")
+_HEX: Final = re.compile(rb"(?:0x)?[0-9A-Fa-f]+")
 _SYMBOLS: Final = frozenset(b"!#$%&*+^~")
 _EXTENSION: Final = re.compile(rb".*\.[a-z]{1,4}[0-9]?")
 _BASE64: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+")
@@ -64,17 +66,21 @@ _MIN: Final = 12
 _MAX: Final = 64
 
 
-def generated(word: bytes) -> bool:
-    """``word`` (trimmed) is shaped as a generated password or token."""
+def generated(word: bytes, *, prose: bool = False) -> bool:
+    """``word`` (trimmed) is shaped as a generated password or token. In ``prose`` a word of
+    letters and digits longer than 15 is read by its pieces too: no key's line, fingerprint or
+    ciphertext is written in a sentence without a name or a glue (``SHA256:``, ``/``) beside it."""
     n = len(word)
     if n < _MIN or n > _MAX or word[0] in b"#$%&.~-" or _PREFIXED.match(word) is not None:
         return False
     chars = frozenset(word)
     if chars.isdisjoint(_UPPER) or chars.isdisjoint(_LOWER) or chars.isdisjoint(_DIGIT):
         return False
+    if _HEX.fullmatch(word) is not None:
+        return False  # hex in either case: a checksummed address (EIP-55's ``0x742d35Cc…``)
     if b".." in word or _VERSION.match(word) is not None or _HEX_ID.fullmatch(word) is not None:
         return False  # a mask (``sk-proj-...9fQa``), a version, a hex id (``f0f65f4c89ce96fc-AMS``)
-    if n > _DATA and chars <= _BASE64:
+    if n > _DATA and chars <= _BASE64 and (not prose or _encodes_text(word)):
         return False  # base64 data: a key's line, a fingerprint, a ciphertext, a nonce
     if _EXTENSION.fullmatch(word) is not None:
         return False  # a file's name
@@ -91,6 +97,17 @@ def generated(word: bytes) -> bool:
     if short < 2 or (short < 3 and _SYMBOLS.isdisjoint(word[1:-1])):
         return False  # three short pieces, or two and a symbol inside (``HxaF2+glaNPOfj``)
     return short * 4 >= pieces and words * 5 < n * 2
+
+
+def _encodes_text(word: bytes) -> bool:
+    """``word`` is base64 of printable text (``REJfUEFTU1dPUkQ9…``): data the decoders read and
+    scan, whose findings are the text's; random letters and digits decode to bytes of every
+    value."""
+    try:
+        raw = binascii.a2b_base64(word + b"=" * (-len(word) % 4))
+    except binascii.Error:
+        return False
+    return raw.isascii() and all(b >= 0x20 or b in b"\t\n\r" for b in raw) and raw != raw[:0]
 
 
 _AT: Final = re.compile(_GATE)
@@ -139,6 +156,7 @@ _DIGIT_WORD: Final = re.compile(rb"[0-9][A-Za-z0-9!#$%&*+^~._-]*")
 _SEGMENT: Final = re.compile(rb"[^._-]+")
 _CAPITALISED: Final = re.compile(rb"[A-Z][a-z]{2,}")
 _PERCENT: Final = re.compile(rb"%[0-9A-Fa-f]{2}")
+_LONG: Final = 16
 
 
 def spoken_apart(word: bytes) -> bool:
@@ -153,7 +171,7 @@ def spoken_apart(word: bytes) -> bool:
         return True
     for segment in _SEGMENT.findall(word):
         pieces = _PIECE.findall(segment)
-        if len(pieces) < 4 or len(_CAPITALISED.findall(segment)) >= 2:
+        if len(pieces) < 4 or _words_of_a_name(segment, pieces):
             continue
         letters = [p for p in pieces if p[0] not in _DIGIT]
         if any(len(p) > 1 for p in letters) or len(pieces) - len(letters) < 2:
@@ -161,10 +179,22 @@ def spoken_apart(word: bytes) -> bool:
     return False
 
 
+def _words_of_a_name(segment: bytes, pieces: list[bytes]) -> bool:
+    """``segment``'s capitalised pieces of three letters or more are an identifier's words: two
+    of them in a short segment (``IPv6AddrV4Map``); in one of 16 bytes or more, a third of its
+    pieces (random letters of that length hold a few such pieces by chance: ``Ecf``, ``Gkk``)."""
+    capitalised = len(_CAPITALISED.findall(segment))
+    if len(segment) >= _LONG:
+        return capitalised * 3 >= len(pieces)
+    return capitalised >= 2
+
+
 def prose_words(data: bytes, starts: Iterable[int] | None) -> list[Hit]:
     """The words of prose lines (``PROSE_LINE``: where the gate found its key end, or every key's
     start without hyperscan: the key holds no digit, so either reads the same words) shaped as a generated password (``generated`` and ``spoken_apart``), whatever
-    symbol they hold or none: in prose no gate is needed, the bytes are few."""
+    symbol they hold or none: in prose no gate is needed, the bytes are few. There a word longer
+    than 15 is read too (``generated(prose=True)``): data in a sentence stands beside a name or a
+    glue that keeps it from being read."""
     out: list[Hit] = []
     lines = starts if starts is not None else (m.start() for m in _PROSE_LINE.finditer(data))
     last = -1
@@ -205,6 +235,6 @@ def _word(data: bytes, at: int, b: int) -> Hit | None:
     while b > a and data[b - 1] == 0x2E:
         b -= 1
     word = data[a:b]
-    if not generated(word) or not spoken_apart(word):
+    if not generated(word, prose=True) or not spoken_apart(word):
         return None
     return Hit("credential-assignment", a, b, word)
