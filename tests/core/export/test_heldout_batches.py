@@ -257,7 +257,6 @@ _LIMITS_3: dict[str, str] = {
     "url-phpsessid": "`PHPSESSID=X` outside a Cookie header: the gate's keywords are not in the name",
     "x-cfg-pgpass-grep-rows": "a .pgpass line in grep rows: the row's `path:1:` reads as its first fields",
     "x-code-swift-keychain-set": 'Swift `keychain.set("X", forKey: "token")`: the name comes after the value',
-    "url-mattermost-hook": "a Mattermost webhook URL (`/hooks/<26>`) under a neutral name",
 }
 _UNFLAGGED_3_KEY_ID = (
     "a key id, not a secret: 14 characters after its prefix, too few to look random"
@@ -369,9 +368,6 @@ _UNFLAGGED_8 = {
     "x-wrap-spring-encode",
 }
 # batch 9, by cause (new causes; the others are batch 6's, 7's and 8's)
-_URL_PATH = (
-    "a credential in a URL's path or in the userinfo of a scheme the URL reader does not know"
-)
 _LOGGED = (
     "a value a log prints by position (bound parameters, a filled-in statement), no name beside it"
 )
@@ -379,16 +375,11 @@ _SEPARATOR = "a credential name and its value joined by a separator no reader kn
 _PROSE_9 = "prose: the value after words that are no link or name of a credential"
 
 _LIMITS_9: dict[str, str] = {
-    "pkgm-condarc-channel-token": f"{_URL_PATH}: a conda channel's `/t/<token>/` path segment",
     "cloud-cloudflared-service-install": f"{_ARGV}: `cloudflared service install <token>` by position",
-    "obs-uptime-kuma-push": f"{_URL_PATH}: push monitors' `/api/push/<token>` and healthchecks' `hc-ping.com/<uuid>`",
     "ide-heidisql-settings": f"{_SEPARATOR}: HeidiSQL's `Servers\\…\\Password<|||>1<|||>X`",
     "http-restsharp-authenticator": f'{_POSITION}: `new HttpBasicAuthenticator("user", "X")`',
     "http-haproxy-set-header": 'an Authorization value set by a proxy\'s directive: HAProxy `http-request set-header Authorization "Basic <base64>"`',
     "url-youtube-stream-key": f'{_NAME}: OBS service.json `"key":` beside `"server": "rtmp://…"` (a stream key)',
-    "url-alchemy-key-path": f"{_URL_PATH}: Alchemy's `/v2/<key>`",
-    "url-cvs-pserver": f"{_URL_PATH}: CVS's `:pserver:user:X@host:/root`",
-    "url-sip-uri-password": f"{_URL_PATH}: `sip:user:X@host`",
     "sdk-launchdarkly-sdk-key": f'{_POSITION}: `Config("sdk-<uuid>")`: a vendor prefix the catalogue does not hold',
     "sdk-firecrawl-exa": f'{_POSITION}: `Exa("<uuid>")` in reasoning prose',
     "sdk-dropbox-short-lived": f'{_POSITION}: `dropbox.Dropbox("sl.u.…")`: a vendor prefix the catalogue does not hold',
@@ -413,14 +404,9 @@ _LIMITS_9: dict[str, str] = {
     "x-pw-ht-groups": f"{_FOREIGN}: Haitian Creole, `wT3-Kx9-Rb2Mq` in groups of few pieces, as a name's",
 }
 _UNFLAGGED_9 = {
-    "pkgm-condarc-channel-token",
-    "obs-uptime-kuma-push",
     "ide-heidisql-settings",
     "http-haproxy-set-header",
     "url-youtube-stream-key",
-    "url-alchemy-key-path",
-    "url-cvs-pserver",
-    "url-sip-uri-password",
     "sdk-launchdarkly-sdk-key",
     "sdk-firecrawl-exa",
     "hist-doskey-history",
@@ -445,8 +431,6 @@ _LIMITS_10: dict[str, str] = {
     "obs-graylog-gelf-http": f"{_ARGV}: `curl -u <token>:token`: the token as the user, the word `token` as the password",
     "ide-hexchat-servlist": f"{_NAME}: HexChat's single-letter `P=X` among `N=`, `U=`, `S=`",
     "http-libcurl-userpwd": f'{_POSITION}: `curl_easy_setopt(curl, CURLOPT_USERPWD, "u:X")`: the option names the argument',
-    "url-apprise-urls": f"{_URL_PATH}: Apprise's `pover://user@token`, `discord://id/token`",
-    "url-infura-project": f"{_URL_PATH}: Infura's `/v3/<32 hex>`",
     "log-ecto-debug-params": f'{_LOGGED}: Ecto\'s `VALUES ($1,$2,…) ["postmark", "X", …]`, the column list naming `"token"`',
     "trace-python-better-exceptions": f"{_LOGGED}: better_exceptions' `│ └ 'X'` tree under `Mollie(api_key, …)`",
     "trace-scala-case-class": f"{_LOGGED}: a case class printed `DbConf(jdbc:…,orders,X,10)`, no names",
@@ -465,7 +449,6 @@ _UNFLAGGED_10 = {
     "x-hex-vhdl-constant",
     "x-hex-verilog-underscores",
     "obs-graylog-gelf-http",
-    "url-infura-project",
     "log-ecto-debug-params",
     "trace-scala-case-class",
     "db-arangosh-password",
@@ -476,8 +459,6 @@ _UNFLAGGED_10 = {
 
 # batch 11 (written blind, measured on 957a345), by cause
 _LIMITS_11: dict[str, str] = {
-    "sh-uptime-kuma-push": f"{_URL_PATH}: Uptime Kuma's `/api/push/<token>`",
-    "sh-healthchecks-ping": f"{_URL_PATH}: healthchecks' `hc-ping.com/<uuid>`",
     "sh-proxmox-token-output": f"{_TABLE}: `pveum user token add`'s box-drawn key/value table, the token a UUID in the `value` row",
     "net-openwrt-uci-wifi": f"{_WORDS}: OpenWrt UCI `option key 'four words'`",
     "net-openwrt-uci-set": f"{_NAME}: `uci set wireless.<iface>.key='X'` (a dotted path ending in `key`)",
@@ -487,7 +468,6 @@ _LIMITS_11: dict[str, str] = {
     "net-mullvad-account": f"{_ARGV}: `mullvad account login <16 digits>` (the account number is the login)",
     "net-protonvpn-ovpn-auth": f"{_BARE}: an OpenVPN `auth-user-pass` file, the password alone on line 2 (line 1 is redacted)",
     "net-tor-hidserv-auth": f"{_RECORD}: Tor's `<onion>:descriptor:x25519:<base32 key>`",
-    "net-privoxy-forward": f"{_URL_PATH}: privoxy `forward-socks5t / user:X@host:port .` (userinfo with no scheme)",
     "net-pppoe-chap-secrets": f'{_RECORD}: pppd chap-secrets `"client" * "X" *` under a commented header',
     "db-pgbackrest-conf": f"{_NAME}: pgBackRest `repo1-s3-key=` (the key id half; `-key-secret` and `cipher-pass` are redacted)",
     "db-hana-hdbuserstore": f"{_ARGV}: `hdbuserstore SET KEY host user X` by position",
@@ -553,7 +533,6 @@ _LIMITS_11: dict[str, str] = {
     "cn-whatsapp-export": f"{_ALONE}: a WhatsApp export's reply holding only the value, after a question naming it (Portuguese `senha`)",
     "cn-signal-export": f"{_PROSE_9}: `user ext-kim / X` in a chat export",
     "cn-slack-blockkit": f"{_NEXT_LINE}: Slack block kit's `*Token:*\\n`X`` (a JSON-escaped line break)",
-    "loc-cwd-basic-auth": f"{_URL_PATH}: a davfs mount directory named `https_user:X@host` in the cwd",
     "loc-cwd-token-dir": "a runner's token-shaped directory `runner-<32 alnum>` in the cwd",
     "loc-user-paste-two": f"{_PROSE_9}: the second of two values labelled after them (`X (prod) and Y (staging)`; the first is redacted)",
     "loc-user-colon-list": f"{_SEPARATOR}: `pass - X`",
@@ -561,8 +540,6 @@ _LIMITS_11: dict[str, str] = {
     "dns-caddy-cloudflare": f"{_DIRECTIVE}: Caddy's `acme_dns cloudflare <token>`",
 }
 _UNFLAGGED_11 = {
-    "sh-uptime-kuma-push",
-    "sh-healthchecks-ping",
     "sh-proxmox-token-output",
     "net-openwrt-uci-wifi",
     "net-radtest",
@@ -570,7 +547,6 @@ _UNFLAGGED_11 = {
     "net-chrony-keys",
     "net-mullvad-account",
     "net-tor-hidserv-auth",
-    "net-privoxy-forward",
     "db-hana-hdbuserstore",
     "db-kdb-hopen",
     "db-aerospike-conf",
@@ -622,7 +598,6 @@ _UNFLAGGED_11 = {
     "pr-ti-mixed",
     "cn-whatsapp-export",
     "cn-signal-export",
-    "loc-cwd-basic-auth",
     "loc-user-paste-two",
     "loc-user-colon-list",
     "loc-write-notes",
@@ -635,13 +610,11 @@ _LIMITS_12: dict[str, str] = {
     "net-paloalto-keygen": f"{_NAME}: PAN-OS keygen's XML answer `<result><key>X</key>` (an element named only `key`)",
     "net-xray-vless-uuid": "a UUID under `\"id\"` in Xray's VLESS `clients` (the client's credential): read as an id",
     "net-expressvpn-activate": f"{_NAME}: `Enter activation code: X` (an activation code names no credential)",
-    "net-dante-sockd": f"{_URL_PATH}: `curl --socks5 user:X@host:port` (userinfo with no scheme)",
     "db-sybase-isql": f"{_ARGV}: Sybase's `isql -U sa -P X`",
     "db-teradata-bteq-logon": f"{_DIRECTIVE}: Teradata BTEQ's `.LOGON host/user,X;`",
     "db-h2-url": "H2's `PASSWORD=<file password> <user password>` beside `CIPHER=`: the word after the space (the first is redacted)",
     "sql-db2-connect": f"{_ARGV}: DB2's `CONNECT TO db USER u USING X`",
     "saas-pushover-curl": f'{_NAME}: Pushover\'s `--form-string "user=X"` (the user key, which the batch counted; `token=` is redacted)',
-    "saas-feishu-webhook": f"{_URL_PATH}: Feishu's `/open-apis/bot/v2/hook/<uuid>`",
     "pay-phonepe-salt": "a UUID under `PHONEPE_SALT_KEY=`: read as an id",
     "sys-wazuh-agent-auth": f"{_ARGV}: Wazuh's `agent-auth -m host -P X`",
     "sys-sshfs-password-stdin": f"{_ARGV}: `echo X | sshfs -o password_stdin`: a password piped to a client reading standard input",
@@ -723,7 +696,6 @@ BATCHES: dict[int, Batch] = {
             "vendor-razorpay-neutral-json": _UNFLAGGED_3_KEY_ID,
             "vendor-razorpay-neutral-json@grep": _UNFLAGGED_3_KEY_ID,
             "key-otpauth-migration": "a value named `data` is data to the second opinion (an image's, encrypted content's)",
-            "url-mattermost-hook": "a URL's path segment of lower-case letters and digits: by shape, an id",
         },
         views=3,
         opinion_only=True,

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 76
+RULESET_VERSION: Final = 77
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -290,7 +290,12 @@ its pieces between dashes are few (``ViT-B-16-SigLIP``), an identifier's words o
 76: in prose a word of 16 letters and digits or more is read by its pieces too, unless it is base64
 of printable text (the decoders' to read) or hex in either case (EIP-55); in a segment of 16 bytes
 or more an identifier's words are capitalised pieces of three letters or more, a third of its
-pieces."""
+pieces.
+77: credentials a URL carries outside its ``scheme://`` userinfo (``_urls``): a random-looking
+path segment in a key's slot (``/api/push/<token>``, ``/hooks/<id>``, Infura's ``/v3/<id>``,
+``hc-ping.com/<uuid>``), the password of ``scheme:user:password@host`` written without ``//``
+(``sip:``, CVS's ``:pserver:``) and ``user:X@host`` with no scheme, a notification URL's tokens
+(Apprise's ``pover://user@token``, ``discord://id/token``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -313,8 +318,12 @@ RULES: Final[dict[str, str]] = {
     "bearer-token": "Bearer token",
     "cookie": "Cookie or Set-Cookie header value, or a session cookie given in code",
     "url-password": "password in a URL (scheme://user:password@host, the user may be empty; the password runs to the "
-    "last @ before the host), or in Go's MySQL DSN (user:password@tcp(host)/db); a token as a URL's path segment "
-    "after one naming it (/t/<token>/, /token/<token>/, /apikey/<key>/)",
+    "last @ before the host; scheme:user:password@host without //: sip:, xmpp:, CVS's :pserver:; user:X@host.name "
+    "with no scheme when X reads as generated), or in Go's MySQL "
+    "DSN (user:password@tcp(host)/db); a random-looking token as a URL's path segment in a key's slot (after "
+    "/t/, /token/, /apikey/, /push/, /ping/, /hooks/, /inputs/, /integration/; after /v2/ or /v3/ ending the path; "
+    "first on a host named for pings or a node's calls: hc-ping.com/<uuid>, rpc.ankr.com/eth/<key>); a "
+    "notification URL's tokens (Apprise: pover://user@token, discord://id/token)",
     "webhook-url": "secret webhook URL (Slack, Discord, Microsoft Teams, Zapier, IFTTT, Make)",
     "signed-url-query": "signed-URL or credential query value (X-Amz-Signature, sig, token, key, ...)",
     "credential-assignment": "credential under a credential name (pass, pwd, secret, token, credential, auth, cookie, "

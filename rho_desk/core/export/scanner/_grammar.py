@@ -552,23 +552,6 @@ def _pgpass(data: bytes, m: re.Match[bytes]) -> Hit | None:
     return Hit("credential-assignment", m.start("value"), m.end("value"), value)
 
 
-_PATH_NAMES: Final = rb"/(?:t|tokens?|apikey|api_key|api-key|secrets?)/[A-Za-z0-9]"
-_PATH_STOP: Final = frozenset(b"/?#&;, \t\r\n\"'`\\()<>[]{}|\x00\xff")
-
-
-def _path_token(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """A token as a URL's path segment after a segment that names it (conda's ``/t/<token>/``,
-    ``/token/<token>/simple/``, ``/apikey/<key>/``): taken when it reads as a vendor's token
-    (``vendor_token``), so a topic's slug (``/t/how-to-reset/123``) or an id is left alone."""
-    start = end = m.end() - 1
-    while end < len(data) and end - start < _DSN_MAX and data[end] not in _PATH_STOP:
-        end += 1
-    value = data[start:end]
-    if not vendor_token(value):
-        return None
-    return Hit("url-password", start, end, value)
-
-
 _DSN_STOP: Final = frozenset(b" \t\r\n\"'`\\(),;<>[]{}\x00\xff")
 _DSN_MAX: Final = 384
 """Longest ``user:password`` read back from a DSN's ``@``."""
@@ -710,7 +693,6 @@ def grammar_passes() -> list[Pass]:
         ),
         Pass(re.compile(rb"Private-Lines:[ \t]*[0-9]{1,3}"), _putty),
         Pass(re.compile(rb"@(?:tcp|unix|udp)[46]?\("), _go_dsn),
-        Pass(re.compile(_PATH_NAMES, re.I), _path_token, gate=(_PATH_NAMES, 0, 0), ordered=True),
         Pass(re.compile(rb"-us(?<=[0-9a-f]{32}-us)[0-9]{1,2}(?![0-9A-Za-z])"), _mailchimp),
         Pass(_BUNDLER, _bundler),
         Pass(re.compile(rb"FlyV1 (?P<value>fm[12][ar]?_[A-Za-z0-9+/=_,\-]{32,})"), _flyio),

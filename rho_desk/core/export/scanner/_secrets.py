@@ -158,6 +158,7 @@ from ._rules import (
 from ._sentences import sentence_passes
 from ._structure import structure_hits, structure_rules
 from ._transcripts import transcript_passes
+from ._urls import url_passes
 from ._views import (
     DUMP_START,
     NORMALIZE_AT,
@@ -976,6 +977,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     keywords = (
         *keyword_passes(),
         *grammar_passes(),
+        *url_passes(),
         *command_passes(),
         *prose_passes(),
         *sentence_passes(),
