@@ -295,7 +295,9 @@ pieces.
 path segment in a key's slot (``/api/push/<token>``, ``/hooks/<id>``, Infura's ``/v3/<id>``,
 ``hc-ping.com/<uuid>``), the password of ``scheme:user:password@host`` written without ``//``
 (``sip:``, CVS's ``:pserver:``) and ``user:X@host`` with no scheme, a notification URL's tokens
-(Apprise's ``pover://user@token``, ``discord://id/token``)."""
+(Apprise's ``pover://user@token``, ``discord://id/token``); a credential column's value in a
+statement a log prints (``_statements``), a literal in the statement or the parameter bound to its
+placeholder (``INSERT … (name, token) VALUES ($1, $2)`` and Ecto's ``["u", "X"]``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -331,7 +333,8 @@ RULES: Final[dict[str, str]] = {
     "-storepass), a client's password flag (mysql -p, docker login -p, sqlcmd -P, ldapsearch -w, redis-cli -a, "
     "sshpass -p, http -a, smbclient -U user%pass...), a password by position (htpasswd -b, net user, "
     "ConvertTo-SecureString), echo into --password-stdin, SQL IDENTIFIED BY/PASSWORD, a password named then "
-    'given (signingPassword "x", the password is x), .netrc and .pgpass lines, auth tuples',
+    'given (signingPassword "x", the password is x), .netrc and .pgpass lines, auth tuples, a credential column\'s '
+    "value in a logged statement (INSERT … VALUES, UPDATE … SET, and the parameters bound to its placeholders)",
     "rho-audit-canary": "one of upstream Rho's secret audit canaries",
     "google-oauth-token": "Google OAuth access token (ya29.)",
     "aws-secret-access-key": "AWS secret access key next to its access key id, labelled or not",

@@ -156,6 +156,7 @@ from ._rules import (
     unescaped_start,
 )
 from ._sentences import sentence_passes
+from ._statements import statement_passes
 from ._structure import structure_hits, structure_rules
 from ._transcripts import transcript_passes
 from ._urls import url_passes
@@ -978,6 +979,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
         *keyword_passes(),
         *grammar_passes(),
         *url_passes(),
+        *statement_passes(),
         *command_passes(),
         *prose_passes(),
         *sentence_passes(),
