@@ -1,7 +1,8 @@
 """The scan driver: ``SecretScanner`` runs the rules over a buffer and over what its encoded regions decode to.
 
 The rules themselves are ``_rules`` (token and keyword passes) and ``_grammar`` (the credential
-grammar, its names read by ``_names``), their ids and ``Hit`` are ``_catalogue``; ``_prefilter``'s
+grammar, its names read by ``_names``), with every reader's keyword passes listed by
+``_readers``; their ids and ``Hit`` are ``_catalogue``; ``_prefilter``'s
 gate says which rules can match where, ``_engine`` holds the buffers the passes run over,
 ``_views`` and ``_decoders`` turn rewritten and encoded text back into what it says. This module
 puts them together.
@@ -58,7 +59,6 @@ from ._catalogue import (
     merge_hits,
     placeholder,
 )
-from ._commands import command_passes
 from ._decoders import (
     BASE32,
     BASE32_LOWER,
@@ -116,10 +116,9 @@ from ._engine import (
     wrapped_tail,
 )
 from ._entropy import entropy_hits
-from ._generated import PROSE_LINE, generated_passes, prose_words
+from ._generated import PROSE_LINE, prose_words
 from ._grammar import (
     der_private_key,
-    grammar_passes,
     hex_key_pass,
     jwk_hits,
 )
@@ -129,8 +128,6 @@ from ._lists import (
     byte_lists,
     list_chunks,
 )
-from ._material import material_passes
-from ._named import named_passes
 from ._names import named_from
 from ._prefilter import (
     GATE_PARTS,
@@ -146,20 +143,15 @@ from ._prefilter import (
     token_rule,
     window_starts,
 )
-from ._prose import prose_passes
+from ._readers import reader_passes
 from ._rules import (
     Pass,
     aws_secret_near,
-    keyword_passes,
     run_start,
     token_passes,
     unescaped_start,
 )
-from ._sentences import sentence_passes
-from ._statements import statement_passes
 from ._structure import structure_hits, structure_rules
-from ._transcripts import transcript_passes
-from ._urls import url_passes
 from ._views import (
     DUMP_START,
     NORMALIZE_AT,
@@ -975,19 +967,7 @@ def _passes() -> tuple[tuple[Pass, ...], tuple[Pass, ...], tuple[Rule, ...], tup
     keyword passes', the triggers and, last, every ``kty``): the same for every scanner, built
     once (about 1 ms, a scanner is built per export and per ``rho-desk audit``)."""
     tokens = (*token_passes(), hex_key_pass())
-    keywords = (
-        *keyword_passes(),
-        *grammar_passes(),
-        *url_passes(),
-        *statement_passes(),
-        *command_passes(),
-        *prose_passes(),
-        *sentence_passes(),
-        *generated_passes(),
-        *named_passes(),
-        *transcript_passes(),
-        *material_passes(),
-    )
+    keywords = reader_passes()
     token_rules = tuple(token_rule(p) for p in tokens)
     triggers = (Rule(t, once=True) for t in _TRIGGERS.values())
     # where a byte list, spaced characters, a uuencoded line... may end (``_listed``), then every
