@@ -601,6 +601,7 @@ _UNFLAGGED_11 = {
 }
 
 # batch 12 (batch 11's reserve, measured blind on 8bf9560), by cause
+_URL_KEY = "a key in a URL's path after a segment no slot list names"
 _LIMITS_12: dict[str, str] = {
     "sh-akkoma-prod-secret": f'{_NAME}: Phoenix\'s `signing_salt: "X"` (a salt names no credential; `secret_key_base` is redacted)',
     "net-arista-username-secret": f"{_WORDS}: Arista's `username ops secret 0 <three words>` (the random value on the line above is redacted)",
@@ -632,8 +633,13 @@ _LIMITS_12: dict[str, str] = {
     "pr-bo-digits": f"{_FOREIGN}: Tibetan, six digits",
     "cn-joplin-md": "a Joplin note's `online banking PIN 12383, card PIN 3270`: short digits right after `PIN`, no `is` or `:` between",
     "cn-bbcode": f"{_PROSE_9}: BBCode `FTP login … [b]user[/b] / [spoiler]X[/spoiler]`",
+    "x-url-cronitor-ping": f"{_URL_KEY}: Cronitor's `/p/<key>/<monitor>` (`p` names no key's slot)",
+    "x-url-oncall-webhook": f"{_URL_KEY}: Grafana OnCall's `/integrations/v1/formatted_webhook/<token>/` (the slot two segments back)",
+    "x-log-laravel-select": f"{_LOGGED}: a `SELECT … WHERE api_token = ?` and its bindings (the statements read are `INSERT` and `UPDATE … SET`)",
+    "x-log-sqlx-args": f'{_LOGGED}: a Go logger\'s `args="[ci-bot X]"`, the values split by spaces',
 }
 _UNFLAGGED_12 = set(_LIMITS_12) - {
+    "x-url-oncall-webhook",
     "net-expressvpn-activate",
     "saas-pushover-curl",
     "tr-jaeger-span-tags",
