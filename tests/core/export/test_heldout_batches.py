@@ -139,12 +139,15 @@ against them). The same checks run over every batch; what differs is data (``BAT
   Armenian, no noun at all), and look-alikes in prose (model names, versions and issue refs,
   hashes in a commit message, CSS colors, identifiers with digits, file names, cloud sizes and
   target triples, UUIDs and instance ids, timestamps, package pins); further forms (15 and 11
-  look-alikes, ``x-pw-``, ``x-ok-pr-``) for the same cause once the shape was read in prose without
-  the gate's symbols (Amharic, Sinhala, Lao glued to its script, Mongolian, Persian in Latin
-  letters, transliterated Ukrainian, a value alone on its line, Turkish reasoning, a value in
-  parentheses, Quechua, Tamil, Icelandic, Welsh, Haitian Creole, reasoning with no noun), and
+  look-alikes, ``x-pw-``, ``x-ok-pr-``) for the same cause once the shape was read in prose
+  without the gate's symbols (Amharic, Sinhala, Lao glued to its script, Mongolian, Persian in
+  Latin letters, transliterated Ukrainian, a value alone on its line, Turkish reasoning, a value
+  in parentheses, Quechua, Tamil, Icelandic, Welsh, Haitian Creole, reasoning with no noun), and
   look-alikes in prose shaped nearest to it (model, GPU and device names, Azure sizes, identifiers
-  with digits, quantized model files, builds, hardware, file names alone on their lines, tickets).
+  with digits, quantized model files, builds, hardware, file names alone on their lines, tickets);
+  11 further look-alikes and 8 secrets where they stand (``x-hash-``) for a password's stored hash
+  known by its format (``/etc/shadow``, ``.htpasswd``, LDIF ``{SSHA}``, argon2id, werkzeug, SCRAM,
+  MySQL's ``*…``; ``$2…`` and ``{…`` passwords that only begin like one).
 - batch 10: 182 forms, no look-alikes, blind on ``957a345`` (22 leaked, 12 with ``findings:
   0``; on ``0f9d58e``, before the fixes made from batch 9's forms, 25): the forms written blind
   with batch 9 from the same kinds of source, which a random draw within each source left out
@@ -768,7 +771,6 @@ BATCHES: dict[int, Batch] = {
         damaged={
             "ok-pkce-challenge": "an authorize URL's `code_challenge` (a public hash) and `state` read as random values",
             "ok-systemd-loadcredential": "`LoadCredential=db-password:/path`: a credential's name and file read as the value",
-            "ok-django-password-hash": "a Django `pbkdf2_sha256$…` hash under a `password` column (the batch counts a hash as no secret)",
             "ok-ui-labels": '`"settings.apiKey": "API key"`: UI text under a credential-named key',
         },
     ),
@@ -783,9 +785,6 @@ BATCHES: dict[int, Batch] = {
             "ok-statsig-client-key": '`new StatsigClient("client-…")`: a public client key read as a credential',
             "ok-recaptcha-turnstile-sitekeys": "a reCAPTCHA site key (public) read as a random value",
             "ok-oidc-discovery": "the lists after `grant_types_supported` and `token_endpoint_auth_methods_supported` (`client_secret_post`) read as credential values",
-            "ok-traefik-basicauth-hash": "an apr1 hash in Traefik's `basicauth.users=admin:$$apr1$$…` label (the batch counts a hash as no secret)",
-            "ok-qbittorrent-pbkdf2": 'qBittorrent\'s `Password_PBKDF2="@ByteArray(salt:hash)"` (a hash)',
-            "ok-transmission-salted": '`"rpc-password": "{<salted hash>"` as Transmission stores it (a hash)',
             "ok-efcore-params-hidden": '`("User", "Password", "Created")`: a column list, the word after `"Password"` read as its value',
             "ok-cucumber-outline": '`with password "<password>" 3 times` and an Examples column `password` holding `wrong`',
             "x-ok-camel-digits": "`ResNet50V2Backbone` among identifiers with digits read as a credential-shaped word",
@@ -808,9 +807,7 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_11,
         unflagged=_unflagged(_LIMITS_11, _UNFLAGGED_11),
         damaged={
-            "ok-sh-adguard-bcrypt": "a bcrypt hash (`$2y$10$…`) under `password:` (the batch counts a hash as no secret)",
             "ok-net-xray-shortid": "REALITY's `shortIds` (given to every client) read as a random value",
-            "ok-db-scram-verifier": "a SCRAM-SHA-256 verifier (a hash) in `ALTER ROLE … PASSWORD '…'`",
             "ok-saas-segment-browser": 'Segment\'s browser write key in `analytics.load("…")` (public in the page)',
             "ok-saas-mixpanel-token-browser": 'Mixpanel\'s project token in `mixpanel.init("…")` (public in the page)',
             "ok-sys-k8s-secret-ref": "`<set to the key 'password' in secret 'pg-app'>`: the Secret's name read as the value",

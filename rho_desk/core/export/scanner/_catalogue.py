@@ -18,6 +18,7 @@ from typing import Final
 from ._vendors import VENDOR_NAMED
 
 __all__ = [
+    "ALWAYS_KEPT",
     "CATALOGUE_BEGIN",
     "CATALOGUE_END",
     "KNOWN_SECRET_MIN_LENGTH",
@@ -39,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 77
+RULESET_VERSION: Final = 78
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -297,7 +298,11 @@ path segment in a key's slot (``/api/push/<token>``, ``/hooks/<id>``, Infura's `
 (``sip:``, CVS's ``:pserver:``) and ``user:X@host`` with no scheme, a notification URL's tokens
 (Apprise's ``pover://user@token``, ``discord://id/token``); a credential column's value in a
 statement a log prints (``_statements``), a literal in the statement or the parameter bound to its
-placeholder (``INSERT … (name, token) VALUES ($1, $2)`` and Ecto's ``["u", "X"]``)."""
+placeholder (``INSERT … (name, token) VALUES ($1, $2)`` and Ecto's ``["u", "X"]``).
+78: a hit whose value is no secret by what it is, whichever pass found it, is dropped last
+(``_benign``; the rules of ``ALWAYS_KEPT`` excepted): a password's stored hash known by its whole
+format (``_hashes``: crypt and bcrypt, apr1, argon2, Django's and werkzeug's, SCRAM, ``{SSHA}``,
+qBittorrent's ``@ByteArray(…)``, Transmission's ``{`` + 40 hex, MySQL's ``*`` + 40 hex)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -520,7 +525,7 @@ def merge_hits(hits: Iterable[Hit]) -> list[Hit]:
 
 # --- placeholders -------------------------------------------------------------------------------
 
-_ALWAYS_KEPT: Final = frozenset(
+ALWAYS_KEPT: Final = frozenset(
     {
         "known-credential",
         "printed-secret",
@@ -531,6 +536,8 @@ _ALWAYS_KEPT: Final = frozenset(
         "key-material",
     }
 )
+"""Rules whose hits are kept whatever their value looks like (a placeholder's run, a stored
+hash's format): what rho-desk holds, what a command printed, key blocks."""
 PLACEHOLDER_RUN: Final = 6
 """A value this many times the same character in a row, that character half of it or more, is a
 placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""
@@ -544,7 +551,7 @@ def placeholder(hit: Hit) -> bool:
     """A hit whose value is a placeholder, not a credential: mostly one character repeated
     (``ghp_xxxx…``, ``AKIAXXXX…``). Anything that merely looks made up (``abcdefgh``, AWS's
     ``…EXAMPLE`` keys) is still redacted: a test key in a session is redacted like a real one."""
-    if hit.rule in _ALWAYS_KEPT or len(hit.value) < 8:
+    if hit.rule in ALWAYS_KEPT or len(hit.value) < 8:
         return False
     value = hit.value
     return _SAME_RUN.search(value) is not None and max(map(value.count, set(value))) * 2 >= len(

@@ -49,6 +49,7 @@ from typing import Final
 
 from ._bounded import PassHits
 from ._catalogue import (
+    ALWAYS_KEPT,
     KNOWN_SECRET_MIN_LENGTH,
     RULES,
     RULESET_VERSION,
@@ -122,6 +123,7 @@ from ._grammar import (
     hex_key_pass,
     jwk_hits,
 )
+from ._hashes import stored_hash
 from ._lists import (
     LIST_TRIGGER,
     LOCATED,
@@ -440,7 +442,12 @@ class SecretScanner:
                     data, hits, depth, spans_around(probed["normalize"], len(data), WINDOW)
                 )
             self._scan_decoded(data, runs, blobs, hits, decoded, depth, present, listed, probed)
-        return [hit for hit in hits if not placeholder(hit)]
+        return [
+            hit
+            for hit in hits
+            if not placeholder(hit)
+            and (hit.rule in ALWAYS_KEPT or not stored_hash(data, hit.start, hit.end))
+        ]
 
     def _keywords(
         self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]
