@@ -83,3 +83,12 @@ def test_a_shaped_word_beside_a_noun_is_redacted(text: str, secret: str) -> None
 )
 def test_a_look_alike_beside_a_noun_is_kept(text: str) -> None:
     assert SecretScanner().scan(text.encode()) == []
+
+
+def test_a_noun_at_a_buffer_start_is_read_from_its_first_byte() -> None:
+    """A credential noun on the first line of a buffer (no line break before it) is read whole, as
+    on any later line."""
+    line = b'keychain.set("Sw1ft#Keych4in", forKey: "token")'
+    for text in (line, b"import KeychainAccess\n" + line):
+        hits = SecretScanner().scan(text)
+        assert [text[h.start : h.end] for h in hits] == [b"Sw1ft#Keych4in"], text

@@ -262,9 +262,10 @@ def _noun_end(data: bytes, start: int) -> int:
 
 
 def _lead(data: bytes, lo: int, start: int) -> int:
-    """The start of the line ``start`` is on, or ``lo`` if it begins before; 1 at the least."""
+    """The start of the line ``start`` is on, or ``lo`` if it begins before (0 at a buffer's
+    start: a noun on the first line is read from its first byte)."""
     last = _LAST_END.match(data, lo, start)
-    return max(lo, 1, last.end() if last is not None else 0)
+    return max(lo, last.end() if last is not None else 0)
 
 
 _LAST_END: Final = re.compile(rb"[\s\S]*(?:\n|\r|\\[nr]|\x00|\xff)")
