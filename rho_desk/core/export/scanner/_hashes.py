@@ -72,11 +72,19 @@ _STORED: Final = re.compile(
 
 _WORD_MAX: Final = 400
 """The longest word read around a hit (a SHA-512 crypt hash with a user is under 140 bytes)."""
-_STOP: Final = frozenset(b" \t\r\n\"'`;|<>[]\\\x00\xff")
+_STOPS: Final = rb" \t\r\n\"'`;|<>\[\]\\\x00\xff"
 """What ends the word around a hit: blanks, quotes, a JSON escape's backslash (not ``,``: a list
 of users' hashes is one word; not ``=``: argon2's parameters hold it)."""
+_WORD_START: Final = re.compile(rb"(?s:.*)[" + _STOPS + rb"]")
+"""The text up to the last stop before a hit (the greedy head leaves the stop that is last)."""
+_WORD_REST: Final = re.compile(rb"[^" + _STOPS + rb"]*")
 _JSON_ESCAPE: Final = frozenset(b"nrt")
-_MARKS: Final = re.compile(rb"[${@*]|md5|SCRAM")
+_MARKS: Final = re.compile(
+    rb"\$[^$\s]{0,96}\$|\{[A-Za-z0-9\-]{3,16}\}|\{[0-9a-f]{40}|@ByteArray\(|md5[0-9a-f]{32}"
+    rb"|\*[0-9A-F]{40}"
+)
+"""What every hash of ``_STORED`` holds (two ``$``, a ``{SCHEME}``, …): a word without it is
+passed over before the whole format is tried."""
 
 
 def stored_hash(data: bytes, start: int, end: int) -> bool:
@@ -84,15 +92,12 @@ def stored_hash(data: bytes, start: int, end: int) -> bool:
     optional ``user:`` before it, or a comma-separated list of them), the whole word or what
     follows an ``=`` in it before the hit (``basicauth.users=admin:$apr1$…``)."""
     floor, ceil = max(0, start - _WORD_MAX), min(len(data), end + _WORD_MAX)
-    if _MARKS.search(data, floor, ceil) is None:
-        return False
-    a, b = start, end
-    while a > floor and data[a - 1] not in _STOP:
-        a -= 1
+    head = _WORD_START.match(data, floor, start)
+    a = head.end() if head is not None else floor
     if a > 0 and data[a - 1] == 0x5C and a < start and data[a] in _JSON_ESCAPE:
         a += 1  # ``\n`` before the word in JSON: the escape's letter is no part of it
-    while b < ceil and data[b] not in _STOP:
-        b += 1
+    rest = _WORD_REST.match(data, end, ceil)
+    b = rest.end() if rest is not None else end
     if _MARKS.search(data, a, b) is None:
         return False
     while True:
