@@ -355,6 +355,7 @@ _LIMITS_8: dict[str, str] = {
     # an element named by an attribute among others, a quote JSON-escaped before a value)
     "x-wrap-spring-encode": f'{_NAME}: `setPassword(passwordEncoder.encode("X"))`: a credential-named call whose first argument is a call, not a literal',
     "x-esc-isync-json-passcmd": f'{_PRINTED}: `{{"PassCmd": "echo X"}}`: a setting in JSON, no command line read',
+    "ds-superset-config": "Mapbox's `pk.` token is public by design (a browser key, batch 9 counts it as a look-alike; kept since ruleset 75); the batch counted it as a secret",
 }
 _UNFLAGGED_8 = {
     "bot-maubot-config",
@@ -369,6 +370,7 @@ _UNFLAGGED_8 = {
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
     "x-wrap-spring-encode",
+    "ds-superset-config",
 }
 # batch 9, by cause (new causes; the others are batch 6's, 7's and 8's)
 _LOGGED = (
@@ -781,9 +783,6 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_9,
         unflagged=_unflagged(_LIMITS_9, _UNFLAGGED_9),
         damaged={
-            "ok-mapbox-public-token": "`mapboxgl.accessToken = 'pk.eyJ…'`: a public token under a credential-named property",
-            "ok-statsig-client-key": '`new StatsigClient("client-…")`: a public client key read as a credential',
-            "ok-recaptcha-turnstile-sitekeys": "a reCAPTCHA site key (public) read as a random value",
             "ok-oidc-discovery": "the lists after `grant_types_supported` and `token_endpoint_auth_methods_supported` (`client_secret_post`) read as credential values",
             "ok-efcore-params-hidden": '`("User", "Password", "Created")`: a column list, the word after `"Password"` read as its value',
             "ok-cucumber-outline": '`with password "<password>" 3 times` and an Examples column `password` holding `wrong`',

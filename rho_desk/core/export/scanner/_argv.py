@@ -60,7 +60,7 @@ from ._clients import (
     Position,
 )
 from ._lines import Line
-from ._names import NOT_SECRET_WORDS, name_is_credential, name_words
+from ._names import name_is_credential, name_words, public_name
 from ._values import key_id, literal_value, secretish
 from ._work import spend
 
@@ -280,7 +280,7 @@ def _cookie_values(word: Word, i: int, j: int) -> list[tuple[int, int]]:
             and (
                 (
                     _SESSION_WORD.search(name) is not None
-                    and NOT_SECRET_WORDS.isdisjoint(name_words(name.decode("latin-1")))
+                    and not public_name(name_words(name.decode("latin-1")))
                 )
                 or name_is_credential(name.decode("latin-1"))
                 or secretish(value, quoted=True)

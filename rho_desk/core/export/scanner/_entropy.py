@@ -15,7 +15,7 @@ from typing import Final
 
 from ._catalogue import Hit
 from ._lines import break_before
-from ._names import NOT_SECRET_WORDS, name_before, name_words
+from ._names import NOT_SECRET_WORDS, name_before, name_words, public_name
 from ._values import ENTROPY_CAP, ciphertext, high_entropy, random_hex, shannon
 from ._work import spend
 
@@ -133,7 +133,7 @@ def benign_words(name: bytes) -> bool:
         return True
     while len(words) > 1 and words[-1].isdigit():
         words.pop()
-    return bool(words) and (words[-1] in _BENIGN_NAMES or not NOT_SECRET_WORDS.isdisjoint(words))
+    return bool(words) and (words[-1] in _BENIGN_NAMES or public_name(words))
 
 
 def _benign_name(data: bytes, end: int) -> bool:

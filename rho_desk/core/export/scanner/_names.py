@@ -39,6 +39,7 @@ __all__ = [
     "name_is_key",
     "name_words",
     "named_from",
+    "public_name",
     "vendor_keyed",
 ]
 
@@ -298,16 +299,25 @@ def name_words(name: str) -> list[str]:
     return [c.lower() for part in _SEPARATORS.split(name) if part for c in _CAMEL.findall(part)]
 
 
-# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
+# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login),
+# a captcha's site key (the page's half; its secret key is named secret)
 NOT_SECRET_WORDS: Final = frozenset(
-    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity"}
+    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "sitekey"}
 )
+
+
+def public_name(words: list[str]) -> bool:
+    """Words saying a public or anti-forgery credential (``NOT_SECRET_WORDS``), or a site key
+    (``data-sitekey``, ``RECAPTCHA_SITE_KEY``, ``siteKey``: a captcha's key given to the page)."""
+    if not NOT_SECRET_WORDS.isdisjoint(words):
+        return True
+    return any(words[i] == "site" and words[i + 1] == "key" for i in range(len(words) - 1))
 
 
 def name_is_credential(name: str) -> bool:
     """A name whose words say it holds a credential: ``DB_PASS``, ``signingKey``, ``auth-token``."""
     words = name_words(name)
-    if not words or not NOT_SECRET_WORDS.isdisjoint(words):
+    if not words or public_name(words):
         return False
     if words[-1] in _NOT_VALUE and not (
         words[-1] == "tokens" and len(words) > 1 and words[-2] in _PLURAL_QUALIFIERS
@@ -400,7 +410,7 @@ def vendor_keyed(name: str) -> bool:
         and words[-1] == "key"
         and words[-2].isalpha()
         and words[-2] not in _NOT_SECRET_KEYS
-        and NOT_SECRET_WORDS.isdisjoint(words)
+        and not public_name(words)
     )
 
 

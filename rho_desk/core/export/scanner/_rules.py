@@ -437,7 +437,15 @@ _ABOUT: Final = frozenset(
 )
 
 
-_NOT_SECRET_WORDS: Final = (b"public", b"csrf", b"xsrf", b"authenticity")
+_NOT_SECRET_WORDS: Final = (
+    b"public",
+    b"csrf",
+    b"xsrf",
+    b"authenticity",
+    b"sitekey",
+    b"site_key",
+    b"site-key",
+)
 
 
 def _names_a_value(rest: bytes) -> bool:

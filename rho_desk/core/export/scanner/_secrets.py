@@ -47,9 +47,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
+from ._benign import benign
 from ._bounded import PassHits
 from ._catalogue import (
-    ALWAYS_KEPT,
     KNOWN_SECRET_MIN_LENGTH,
     RULES,
     RULESET_VERSION,
@@ -123,7 +123,6 @@ from ._grammar import (
     hex_key_pass,
     jwk_hits,
 )
-from ._hashes import stored_hash
 from ._lists import (
     LIST_TRIGGER,
     LOCATED,
@@ -442,12 +441,7 @@ class SecretScanner:
                     data, hits, depth, spans_around(probed["normalize"], len(data), WINDOW)
                 )
             self._scan_decoded(data, runs, blobs, hits, decoded, depth, present, listed, probed)
-        return [
-            hit
-            for hit in hits
-            if not placeholder(hit)
-            and (hit.rule in ALWAYS_KEPT or not stored_hash(data, hit.start, hit.end))
-        ]
+        return [hit for hit in hits if not placeholder(hit) and not benign(data, hit)]
 
     def _keywords(
         self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]
