@@ -783,8 +783,6 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_9,
         unflagged=_unflagged(_LIMITS_9, _UNFLAGGED_9),
         damaged={
-            "ok-oidc-discovery": "the lists after `grant_types_supported` and `token_endpoint_auth_methods_supported` (`client_secret_post`) read as credential values",
-            "ok-efcore-params-hidden": '`("User", "Password", "Created")`: a column list, the word after `"Password"` read as its value',
             "ok-cucumber-outline": '`with password "<password>" 3 times` and an Examples column `password` holding `wrong`',
             "x-ok-camel-digits": "`ResNet50V2Backbone` among identifiers with digits read as a credential-shaped word",
             "x-ok-pr-models": "`OLMo-2-1124-7B-Instruct` read as a high-entropy value",

@@ -1,0 +1,49 @@
+"""Lists of names: a credential's name as one item of a list, the item after it the next name.
+
+A list of quoted names (a SQL column list ``("User", "Password", "Created")``, a JSON schema's
+``"required": ["username", "password", "email"]``, OIDC metadata's
+``["client_secret_basic", "client_secret_post", "private_key_jwt"]``, a tuple of fields) holds a
+credential's name as an item; the readers of ``name, value`` take the item after it as its value.
+It is not one when the list is a list of names: three items or more, each a word of letters
+(``_``, ``-`` between them, no digit), the hit an item after a credential-named one.
+
+A ``(name, value)`` pair (two items), an item holding a digit or a symbol, or a list whose items
+are not all names is still read as the readers read it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from ._names import name_is_credential
+
+__all__ = ["listed_name"]
+
+_ITEM: Final = rb"\\{0,7}[\"'][A-Za-z][A-Za-z_\-]{0,63}\\{0,7}[\"']"
+_LIST: Final = re.compile(
+    rb"[\[({][ \t]*(?:" + _ITEM + rb"[ \t]*,[ \t]*){2,}" + _ITEM + rb"[ \t]*,?[ \t]*[\])}]"
+)
+_WORD: Final = re.compile(rb"[A-Za-z][A-Za-z_\-]{0,63}")
+_REACH: Final = 600
+"""How far from a hit its list is looked for, each way (a list of a line)."""
+_OPEN: Final = re.compile(rb"[\[({]")
+
+
+def listed_name(data: bytes, start: int, end: int) -> bool:
+    """The hit ``data[start:end]`` is an item of a list of names (module docstring) after a
+    credential-named item."""
+    if start == 0 or data[start - 1] not in b"\"'":
+        return False
+    lo, hi = max(0, start - _REACH), min(len(data), end + _REACH)
+    opening = data.rfind(b"\n", lo, start) + 1 or lo  # a list on the hit's line (or JSON's)
+    for m in _OPEN.finditer(data, opening, start):
+        whole = _LIST.match(data, m.start(), hi)
+        if whole is None or whole.end() <= start:
+            continue
+        items = [w for w in _WORD.finditer(data, whole.start(), whole.end())]
+        for k, item in enumerate(items):
+            if item.start() == start:
+                return k > 0 and name_is_credential(items[k - 1].group().decode("ascii"))
+        return False
+    return False
