@@ -771,9 +771,8 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_8,
         unflagged=_unflagged(_LIMITS_8, _UNFLAGGED_8),
         damaged={
+            "x-credfile-ok-systemd-set-encrypted": "`ImportCredential=tls.*`: a glob of credentials' names read as the value",
             "ok-pkce-challenge": "an authorize URL's `code_challenge` (a public hash) and `state` read as random values",
-            "ok-systemd-loadcredential": "`LoadCredential=db-password:/path`: a credential's name and file read as the value",
-            "ok-ui-labels": '`"settings.apiKey": "API key"`: UI text under a credential-named key',
         },
     ),
     9: Batch(

@@ -227,6 +227,8 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False  # v1:…, Ag…: ciphertext for git; !env_var, !secret: a YAML reference
     if _STORE_PATH.fullmatch(value) is not None:
         return False  # prod/db/master: a secret's name in its store
+    if not quoted and _WORD_PATH.fullmatch(value) is not None:
+        return False  # /run/secrets/db, LoadCredential=db-password:/etc/…: the file holding it
     if not quoted and (
         value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))
     ):
@@ -688,12 +690,8 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         b" " not in value and len(set(value.lower())) <= 2 and len(value) >= 6
     ):
         return False  # ********, xxxxxx, <<<<
-    if (
-        value.startswith((b"/", b"~/", b"./", b"../"))
-        and b" " not in value
-        and value.count(b"/") >= 2
-    ):
-        return False  # a path to the credential
+    if credential_path(value):
+        return False  # a path to the credential, or an id and its file (LoadCredential=id:/path)
     if _STORE_PATH.fullmatch(value) is not None:
         return False  # prod/db/master: a secret's name in its store (a path of lower-case words)
     if b"://" in value and b"@" not in value and b" " not in value:
@@ -704,6 +702,8 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         squeezed = lowered.translate(None, _NOT_ALNUM)
         if squeezed and squeezed == name.lower().translate(None, _NOT_ALNUM):
             return False  # password: password, token = token
+        if b" " in value and _spells_name(value, name):
+            return False  # "settings.apiKey": "API key": the field's label, its name in words
     if value.isdigit() and len(value) < 6:
         return False
     if _label(value):
@@ -717,6 +717,40 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         return False  # api-key, db_password_ref: the name of a credential, not one
     # unquoted, neither the next name of a list of names nor code
     return quoted or not (value.endswith(b":") or _IDENTIFIER_PATH.fullmatch(value) is not None)
+
+
+_PATH_ID: Final = re.compile(rb"[A-Za-z0-9_.@\-]{1,64}:(?=[/~.])")
+"""An id before a file's path (systemd's ``LoadCredential=db-password:/etc/…``)."""
+
+
+_WORD_PATH: Final = re.compile(
+    rb"(?:[A-Za-z0-9_.@\-]{1,64}:)?(?:~|\.{1,2})?(?:/[a-z0-9_.\-]{1,64}){2,}/?"
+)
+"""A path of lower-case words (and an id before it): a file's name, unlike ``/Kq9/mZr7Tx``."""
+
+
+def credential_path(value: bytes) -> bool:
+    """``value`` is a file's path (``/run/secrets/db``, ``~/.pgpass``: two ``/`` or more, no
+    space), or an id and a path (``db-password:/etc/orders/db-password``): where a credential
+    is, not the credential."""
+    m = _PATH_ID.match(value)
+    path = value[m.end() :] if m is not None else value
+    return (
+        path.startswith((b"/", b"~/", b"./", b"../"))
+        and b" " not in value
+        and path.count(b"/") >= 2
+    )
+
+
+_NAME_PIECE: Final = re.compile(rb"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def _spells_name(value: bytes, name: bytes) -> bool:
+    """``value``'s words are the last words of ``name`` (``API key`` under ``settings.apiKey``,
+    ``Client secret`` under ``oauth.clientSecret``): a label that spells its field's name."""
+    said = [w.lower() for w in _NAME_PIECE.findall(value)]
+    words = [w.lower() for w in _NAME_PIECE.findall(name)]
+    return 1 < len(said) <= len(words) and words[-len(said) :] == said
 
 
 def quoted_password(value: bytes) -> bool:
