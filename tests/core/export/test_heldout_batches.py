@@ -772,7 +772,6 @@ BATCHES: dict[int, Batch] = {
         unflagged=_unflagged(_LIMITS_8, _UNFLAGGED_8),
         damaged={
             "x-credfile-ok-systemd-set-encrypted": "`ImportCredential=tls.*`: a glob of credentials' names read as the value",
-            "ok-pkce-challenge": "an authorize URL's `code_challenge` (a public hash) and `state` read as random values",
         },
     ),
     9: Batch(

@@ -63,6 +63,8 @@ _BENIGN_NAMES: Final = frozenset(
         "revision",
         "oid",
         "nonce",
+        "challenge",  # PKCE's code_challenge (a hash sent in the clear), WebAuthn's challenge
+        "state",  # OAuth's state: an anti-forgery value sent in the authorize URL
         "data",
         "content",
         "text",
