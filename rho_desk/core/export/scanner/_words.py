@@ -82,6 +82,9 @@ _ALGORITHM: Final = re.compile(
     re.IGNORECASE,
 )
 """An algorithm's name (``hmac-sha256``, ``aes-256-gcm``): the kind of a key named before it."""
+_KEYWORD: Final = re.compile(rb"[A-Z][A-Z_]{2,31}")
+"""An option's upper-case keyword (SQL's ``REGION``, ``ENDPOINT``): the quoted word after it is
+its value, not that of a credential word before it."""
 _ASSIGN: Final = frozenset({b"=", b":=", b"=>", b":", b"::=", b"?=", b"+=", b"<-", b"->"})
 
 
@@ -282,6 +285,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
             if nxt.text.lower() in _TYPE_CODES:
                 continue
             seen += 1
+            if seen > 1 and nxt.quoted and _KEYWORD.fullmatch(words[n - 1].text) is not None:
+                break  # REGION 'eu-west-1': another option's value (DuckDB's CREATE SECRET …)
             got = _value(nxt)
             if got is None:
                 continue
