@@ -117,7 +117,11 @@ against them). The same checks run over every batch; what differs is data (``BAT
   forms (6 and 2 look-alikes) for a quote JSON-escaped before a value in the arguments reader's
   gate (``outgoing-cred-cmd = "echo X"``, ``oathtool -b "<seed>"``); further forms (4 and 2
   look-alikes) for a token as a URL's whole userinfo (``https://<token>@pypi.fury.io/…``,
-  ``amqps://<token>@host``).
+  ``amqps://<token>@host``); further look-alikes and the secrets beside them for the
+  causes of its damaged look-alikes: 3 and 3 for a label spelling its field's name (``"Client
+  secret"`` under ``oauth.clientSecret``), 3 and 3 for OAuth values sent in the clear (WebAuthn's
+  ``challenge``, ``state=``, a PKCE challenge; the verifier and the code are secrets), 3 and 2 for
+  the file that holds a credential (``LoadCredential=id:/path``; ``SetCredential=id:X`` is one).
 - batch 9: 309 forms and 44 look-alikes, blind on ``0f9d58e`` (52 leaked, 42 with ``findings:
   0``; 10 look-alikes damaged): package managers' and cloud CLIs' configuration and auth files
   (conda, Pipfile, uv, paket, vcpkg, cabal, pub, Julia, jfrog, codeartifact, OpenStack, Akamai,
@@ -147,7 +151,15 @@ against them). The same checks run over every batch; what differs is data (``BAT
   with digits, quantized model files, builds, hardware, file names alone on their lines, tickets);
   11 further look-alikes and 8 secrets where they stand (``x-hash-``) for a password's stored hash
   known by its format (``/etc/shadow``, ``.htpasswd``, LDIF ``{SSHA}``, argon2id, werkzeug, SCRAM,
-  MySQL's ``*…``; ``$2…`` and ``{…`` passwords that only begin like one).
+  MySQL's ``*…``; ``$2…`` and ``{…`` passwords that only begin like one); 9 look-alikes and 7
+  secrets for keys public by their vendor's prefix and site keys (``x-pub-``: Stripe.js, PostHog,
+  Mapbox ``pk.``, reCAPTCHA and Turnstile site keys, Statsig ``client-``, Datadog ``pub…``;
+  ``sk.``, ``secret-``, a ``client_secret`` of ``client-…``, a reCAPTCHA secret key), 6 and 5 for
+  the item after a credential's name in a list of names (``x-list-``: a schema's ``required``, a
+  ``COPY`` column list, OAuth ``grant_types``; a ``(name, value)`` pair and requests' ``auth``
+  tuple are values), 3 and 3 for an option's value after its upper-case keyword (``x-sqlopt-``:
+  DuckDB's ``REGION``, ``ENDPOINT``; its ``SECRET`` and ``BEARER_TOKEN``), 3 and 2 for a quoted
+  ``"<placeholder>"`` (``x-tpl-``).
 - batch 10: 182 forms, no look-alikes, blind on ``957a345`` (22 leaked, 12 with ``findings:
   0``; on ``0f9d58e``, before the fixes made from batch 9's forms, 25): the forms written blind
   with batch 9 from the same kinds of source, which a random draw within each source left out
