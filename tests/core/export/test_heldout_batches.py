@@ -121,7 +121,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   causes of its damaged look-alikes: 3 and 3 for a label spelling its field's name (``"Client
   secret"`` under ``oauth.clientSecret``), 3 and 3 for OAuth values sent in the clear (WebAuthn's
   ``challenge``, ``state=``, a PKCE challenge; the verifier and the code are secrets), 3 and 2 for
-  the file that holds a credential (``LoadCredential=id:/path``; ``SetCredential=id:X`` is one).
+  the file that holds a credential (``LoadCredential=id:/path``; ``SetCredential=id:X`` is one);
+  then 6 secrets shaped as those look-alikes, written to try the exemptions as an attacker would
+  (a passphrase of words, ``SetCredential=id:/X/Y``, ``user:/X/Y`` as a password, ``state=``
+  holding a token in a download link, ``APP_STATE``, a challenge's response).
 - batch 9: 309 forms and 44 look-alikes, blind on ``0f9d58e`` (52 leaked, 42 with ``findings:
   0``; 10 look-alikes damaged): package managers' and cloud CLIs' configuration and auth files
   (conda, Pipfile, uv, paket, vcpkg, cabal, pub, Julia, jfrog, codeartifact, OpenStack, Akamai,
@@ -159,7 +162,16 @@ against them). The same checks run over every batch; what differs is data (``BAT
   ``COPY`` column list, OAuth ``grant_types``; a ``(name, value)`` pair and requests' ``auth``
   tuple are values), 3 and 3 for an option's value after its upper-case keyword (``x-sqlopt-``:
   DuckDB's ``REGION``, ``ENDPOINT``; its ``SECRET`` and ``BEARER_TOKEN``), 3 and 2 for a quoted
-  ``"<placeholder>"`` (``x-tpl-``).
+  ``"<placeholder>"`` (``x-tpl-``); then 31 secrets and 1 look-alike shaped as the exempted
+  look-alikes, written to try each exemption as an attacker would: a plaintext or ``$``-holding
+  password under ``password_hash``, passwords that begin like a crypt hash, ``{SSHA}``, MySQL's
+  ``*``, a token beside a hash (PostgreSQL's ``md5…`` hash the look-alike); a password, a URL's
+  token, a bearer token and a secret named on the line above of ``client-…`` form, ``pk.`` under
+  an upper-case server setting, ``pub…`` and ``pk_live_…`` under a password's name,
+  ``SITE_KEY_SECRET``, ``sitekeyPrivate``; letters-only passwords in flat lists, rows, Redis'
+  ``CONFIG SET requirepass``, a Lua table, a passphrase joined by ``-``; MySQL's and ClickHouse's
+  ``IDENTIFIED WITH plugin BY 'X'``, ``PASSWORD 'X' VALID UNTIL``; an element whose quoted text
+  has its end tag (``'<password>"X"</password>'``).
 - batch 10: 182 forms, no look-alikes, blind on ``957a345`` (22 leaked, 12 with ``findings:
   0``; on ``0f9d58e``, before the fixes made from batch 9's forms, 25): the forms written blind
   with batch 9 from the same kinds of source, which a random draw within each source left out
@@ -367,7 +379,6 @@ _LIMITS_8: dict[str, str] = {
     # an element named by an attribute among others, a quote JSON-escaped before a value)
     "x-wrap-spring-encode": f'{_NAME}: `setPassword(passwordEncoder.encode("X"))`: a credential-named call whose first argument is a call, not a literal',
     "x-esc-isync-json-passcmd": f'{_PRINTED}: `{{"PassCmd": "echo X"}}`: a setting in JSON, no command line read',
-    "ds-superset-config": "Mapbox's `pk.` token is public by design (a browser key, batch 9 counts it as a look-alike; kept since ruleset 75); the batch counted it as a secret",
 }
 _UNFLAGGED_8 = {
     "bot-maubot-config",
@@ -382,7 +393,6 @@ _UNFLAGGED_8 = {
     "x-bare-kubeadm-cert-key",
     "x-bare-keybase-paper-key",
     "x-wrap-spring-encode",
-    "ds-superset-config",
 }
 # batch 9, by cause (new causes; the others are batch 6's, 7's and 8's)
 _LOGGED = (
@@ -417,9 +427,14 @@ _LIMITS_9: dict[str, str] = {
     "x-pw-qu": f"{_FOREIGN}: Quechua, a value of 11 characters (the prose reader's shape reads 12 or more)",
     "x-pw-ht-groups": f"{_FOREIGN}: Haitian Creole, `wT3-Kx9-Rb2Mq` in groups of few pieces, as a name's",
     "x-log-gorm-inline": f"{_LOGGED}: GORM's `VALUES (…,'s3cr3t-webhook-key',…)` under `signing_secret`: a value ending in `-key` reads as a name, not a literal",
+    # further forms of the look-alikes' causes fixed since (stored hashes, lists of names)
+    "x-hash-plain-in-hash-column": "a plaintext password in a `password_hash` column: a name ending in hash names a digest (it leaks on main too)",
+    "x-hash-plain-yaml-hash-key": "a generated password under `password_hash:`: a name ending in hash names a digest (it leaks on main too)",
+    "x-list-row-short-lower": '`("ops", "password", "marmalade")`: a word of ten lower-case letters or fewer after a credential\'s name in a list of three reads as the next name',
 }
 _UNFLAGGED_9 = {
     "x-log-gorm-inline",
+    "x-list-row-short-lower",
     "ide-heidisql-settings",
     "http-haproxy-set-header",
     "url-youtube-stream-key",

@@ -46,6 +46,8 @@ _DISAGREE: frozenset[str] = frozenset(
         "vpn-ovpn-static-key",  # JSON-escaped: gated starts the value after a `\\n`, plain before it
         "x-digit-2fa-secret",  # aligned padding: the plain scan's value keeps its leading spaces
         "x-digit-1password-token",
+        "x-tpl-quoted-xml-value",  # an element's quoted text: plain keeps its quotes
+        "x-tpl-json-escaped-element",
     }
 )
 """Held-out forms whose gated and plain hits differ in rule or span, not in what is redacted."""

@@ -299,10 +299,19 @@ path segment in a key's slot (``/api/push/<token>``, ``/hooks/<id>``, Infura's `
 (Apprise's ``pover://user@token``, ``discord://id/token``); a credential column's value in a
 statement a log prints (``_statements``), a literal in the statement or the parameter bound to its
 placeholder (``INSERT … (name, token) VALUES ($1, $2)`` and Ecto's ``["u", "X"]``).
-78: a hit whose value is no secret by what it is, whichever pass found it, is dropped last
+78: what a value is can say it is no secret, whichever pass found it; such hits are dropped last
 (``_benign``; the rules of ``ALWAYS_KEPT`` excepted): a password's stored hash known by its whole
 format (``_hashes``: crypt and bcrypt, apr1, argon2, Django's and werkzeug's, SCRAM, ``{SSHA}``,
-qBittorrent's ``@ByteArray(…)``, Transmission's ``{`` + 40 hex, MySQL's ``*`` + 40 hex)."""
+qBittorrent's ``@ByteArray(…)``, Transmission's ``{`` + 40 hex, MySQL's ``*`` + 40 hex); a key
+public by its vendor's prefix given to the vendor's code (``_public``: Mapbox ``pk.``, Stripe's
+``pk_live_``, PostHog ``phc_``, Statsig ``client-``, Datadog ``pub``; the vendor named before it,
+no secret, password or authorization named on its line, no server setting's upper-case name);
+the next name of a list of names after a credential's (``_namelists``). Also: a name ending in a
+site key is public; a label spelling its field's name, and an id with a path of words
+(``LoadCredential=id:/path``), are no values; OAuth's ``state`` (where the text names OAuth's
+flow) and a ``challenge`` are random by design; a quoted word after an upper-case keyword
+(DuckDB's ``REGION 'eu-west-1'``) is that option's value; a quoted ``"<password>"`` with no end
+tag is a placeholder; a line's start is 0 at a buffer's start (a noun on the first line)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -64,7 +64,6 @@ _BENIGN_NAMES: Final = frozenset(
         "oid",
         "nonce",
         "challenge",  # PKCE's code_challenge (a hash sent in the clear), WebAuthn's challenge
-        "state",  # OAuth's state: an anti-forgery value sent in the authorize URL
         "data",
         "content",
         "text",
@@ -151,12 +150,30 @@ def _benign_name(data: bytes, end: int) -> bool:
         first = _first_word(data, end)
         return first is not None and benign_words(first)
     start, name = name_before(data, end)
-    if benign_words(name):
+    if benign_words(name) or _oauth_state(data, start, name):
         return True
     if start > 1 and data[start - 1] == 0x20:
         _, word = name_before(data, start - 1)
         return word.decode("ascii", "replace").lower() in NOT_SECRET_WORDS
     return False
+
+
+_OAUTH: Final = re.compile(
+    rb"oauth|authoriz|redirect_uri|response_type|client_id|code_challenge|callback|openid",
+    re.IGNORECASE,
+)
+"""What names OAuth's flow on a line: its endpoints' words and parameters."""
+_OAUTH_REACH: Final = 400
+
+
+def _oauth_state(data: bytes, start: int, name: bytes) -> bool:
+    """``name`` (at ``start``) is OAuth's ``state``, an anti-forgery value sent in the authorize
+    URL and back to the callback: the name is ``state`` and the text around it names OAuth's flow
+    (``response_type=``, ``/callback?``, ``oauth``). A ``state`` elsewhere (a download link's,
+    ``APP_STATE``) is read as any other name."""
+    if name.lower() != b"state":
+        return False
+    return _OAUTH.search(data, max(0, start - _OAUTH_REACH), start + _OAUTH_REACH) is not None
 
 
 def _first_word(data: bytes, pos: int) -> bytes | None:

@@ -319,8 +319,10 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
             and _CLOSED_TEXT.match(data, pos) is None
         ):
             return None  # NAME=<your-api-key>: a placeholder standing as a value, not an element
-        if _QUOTE_END.search(data, max(0, name_start - 9), name_start - 1) and _QUOTE_START.match(
-            data, pos
+        if (
+            _QUOTE_END.search(data, max(0, name_start - 9), name_start - 1)
+            and _QUOTE_START.match(data, pos)
+            and _CLOSED_TEXT.match(data, pos) is None
         ):
             return None  # password "<password>": a template's placeholder, quoted whole
         # the element's text may start on the next line (raw or JSON-escaped), indented
@@ -383,7 +385,8 @@ _PLACEHOLDER_TAG: Final = re.compile(rb"(?:=|(?<![0-9]):)[ \t]{0,4}(?:\\{0,7}[\"
 _QUOTE_END: Final = re.compile(rb"[\"'`]\Z")
 _QUOTE_START: Final = re.compile(rb"\\{0,7}[\"'`]")
 """A quote right before an element's ``<`` and right after its ``>``: ``"<password>"`` is a
-template's placeholder (Gherkin's outlines, prompts, docs), not an element with text."""
+template's placeholder (Gherkin's outlines, prompts, docs), not an element with text (unless its
+end tag follows on the line: ``'<password>"X"</password>'`` is an element whose text is quoted)."""
 _CLOSED_TEXT: Final = re.compile(rb"[^<\n]{1,256}</")
 """An element's text on its start tag's line, then an end tag: ``body=<password>X</password>`` is
 an element after an operator, not a placeholder (``_element`` reads it so, gate or not)."""

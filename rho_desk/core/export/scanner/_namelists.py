@@ -8,7 +8,12 @@ It is not one when the list is a list of names: three items or more, each a word
 (``_``, ``-`` between them, no digit), the hit an item after a credential-named one.
 
 A ``(name, value)`` pair (two items), an item holding a digit or a symbol, or a list whose items
-are not all names is still read as the readers read it.
+are not all names is still read as the readers read it; so is an item after the credential's
+name that reads as a word rather than a field's name: letters only, over ten of them, no ``_``
+or inner capital, or words joined by ``-`` (``("user", "admin", "password", "Zeppelinmarmot")``,
+a Perl flat hash, a row of ``(user, kind, secret)``, Redis' ``CONFIG SET requirepass``), and one
+written otherwise than the credential's name (``"password", "Marmalade"``). A word of ten
+lower-case letters or fewer after ``"password"`` in a list of three is still taken for a name.
 """
 
 from __future__ import annotations
@@ -44,6 +49,27 @@ def listed_name(data: bytes, start: int, end: int) -> bool:
         items = [w for w in _WORD.finditer(data, whole.start(), whole.end())]
         for k, item in enumerate(items):
             if item.start() == start:
-                return k > 0 and name_is_credential(items[k - 1].group().decode("ascii"))
+                return (
+                    k > 0
+                    and name_is_credential(items[k - 1].group().decode("ascii"))
+                    and _field_name(item.group())
+                    and _case(item.group()) == _case(items[k - 1].group())
+                )
         return False
     return False
+
+
+_FIELD: Final = re.compile(rb"[A-Za-z]{1,10}|[A-Za-z]+(?:_[A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]*)+")
+"""A field's name: a word of ten letters or fewer, words joined by ``_``, camelCase (not words
+joined by ``-``: a passphrase's form)."""
+
+
+def _field_name(item: bytes) -> bool:
+    """``item`` reads as a field's name, not as a password of letters (``Zeppelinmarmot``)."""
+    return _FIELD.fullmatch(item) is not None
+
+
+def _case(item: bytes) -> tuple[bool, bool]:
+    """How a name is written: its first letter a capital, all of it capitals. Names of one list
+    are written alike (``"User", "Password", "Created"``); ``"password", "Marmalade"`` is not."""
+    return item[:1].isupper(), item.isupper()

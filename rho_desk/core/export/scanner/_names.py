@@ -299,19 +299,19 @@ def name_words(name: str) -> list[str]:
     return [c.lower() for part in _SEPARATORS.split(name) if part for c in _CAMEL.findall(part)]
 
 
-# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login),
-# a captcha's site key (the page's half; its secret key is named secret)
+# a credential qualified so: public keys and tokens, anti-forgery tokens (per form, not a login)
 NOT_SECRET_WORDS: Final = frozenset(
-    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity", "sitekey"}
+    {"public", "pub", "publishable", "csrf", "xsrf", "authenticity"}
 )
 
 
 def public_name(words: list[str]) -> bool:
-    """Words saying a public or anti-forgery credential (``NOT_SECRET_WORDS``), or a site key
-    (``data-sitekey``, ``RECAPTCHA_SITE_KEY``, ``siteKey``: a captcha's key given to the page)."""
+    """Words saying a public or anti-forgery credential (``NOT_SECRET_WORDS``), or ending in a
+    site key (``data-sitekey``, ``RECAPTCHA_SITE_KEY``, ``siteKey``: a captcha's key given to the
+    page; ``SITE_KEY_SECRET``, ``sitekeyPrivate`` name its other half)."""
     if not NOT_SECRET_WORDS.isdisjoint(words):
         return True
-    return any(words[i] == "site" and words[i + 1] == "key" for i in range(len(words) - 1))
+    return bool(words) and (words[-1] == "sitekey" or words[-2:] == ["site", "key"])
 
 
 def name_is_credential(name: str) -> bool:

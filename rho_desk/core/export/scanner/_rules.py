@@ -422,8 +422,8 @@ def _assignment(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not _names_a_value(m.group("name")):
         return None  # SECRET_NAME, token_length: a name about the credential
     full, name_start = _param_name(data, m.start("name"))
-    if any(word in full.lower() for word in _NOT_SECRET_WORDS):
-        return None  # publicToken, csrf-token: public, or anti-forgery
+    if any(word in full.lower() for word in _NOT_SECRET_WORDS) or full.lower().endswith(_SITE_KEY):
+        return None  # publicToken, csrf-token, data-sitekey: public, or anti-forgery
     if within_store_reference(data, name_start) or digest_prefixed(data, name_start):
         return None  # arn:aws:secretsmanager:…:secret:prod/db; checksum/secret: a digest
 
@@ -437,15 +437,9 @@ _ABOUT: Final = frozenset(
 )
 
 
-_NOT_SECRET_WORDS: Final = (
-    b"public",
-    b"csrf",
-    b"xsrf",
-    b"authenticity",
-    b"sitekey",
-    b"site_key",
-    b"site-key",
-)
+_NOT_SECRET_WORDS: Final = (b"public", b"csrf", b"xsrf", b"authenticity")
+_SITE_KEY: Final = (b"sitekey", b"site_key", b"site-key")
+"""A name ending so is a captcha's site key, the page's half (``SITE_KEY_SECRET`` is not)."""
 
 
 def _names_a_value(rest: bytes) -> bool:

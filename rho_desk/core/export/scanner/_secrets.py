@@ -58,7 +58,6 @@ from ._catalogue import (
     fingerprint,
     known_handler,
     merge_hits,
-    placeholder,
 )
 from ._decoders import (
     BASE32,
@@ -441,7 +440,7 @@ class SecretScanner:
                     data, hits, depth, spans_around(probed["normalize"], len(data), WINDOW)
                 )
             self._scan_decoded(data, runs, blobs, hits, decoded, depth, present, listed, probed)
-        return [hit for hit in hits if not placeholder(hit) and not benign(data, hit)]
+        return [hit for hit in hits if not benign(data, hit)]
 
     def _keywords(
         self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]

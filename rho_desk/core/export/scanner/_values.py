@@ -227,7 +227,7 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False  # v1:…, Ag…: ciphertext for git; !env_var, !secret: a YAML reference
     if _STORE_PATH.fullmatch(value) is not None:
         return False  # prod/db/master: a secret's name in its store
-    if not quoted and _WORD_PATH.fullmatch(value) is not None:
+    if not quoted and b"/" in value and _WORD_PATH.fullmatch(value) is not None:
         return False  # /run/secrets/db, LoadCredential=db-password:/etc/…: the file holding it
     if not quoted and (
         value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))
@@ -731,14 +731,17 @@ _WORD_PATH: Final = re.compile(
 
 def credential_path(value: bytes) -> bool:
     """``value`` is a file's path (``/run/secrets/db``, ``~/.pgpass``: two ``/`` or more, no
-    space), or an id and a path (``db-password:/etc/orders/db-password``): where a credential
-    is, not the credential."""
-    m = _PATH_ID.match(value)
-    path = value[m.end() :] if m is not None else value
+    space), or an id and a path of lower-case words (``db-password:/etc/orders/db-password``;
+    not ``svc:/q8Kx9mR/2vT7Lw``, a password after a user): where a credential is, not the
+    credential."""
+    if b"/" not in value:
+        return False
+    if _PATH_ID.match(value) is not None:
+        return _WORD_PATH.fullmatch(value) is not None
     return (
-        path.startswith((b"/", b"~/", b"./", b"../"))
+        value.startswith((b"/", b"~/", b"./", b"../"))
         and b" " not in value
-        and path.count(b"/") >= 2
+        and value.count(b"/") >= 2
     )
 
 
