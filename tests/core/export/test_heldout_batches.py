@@ -808,7 +808,7 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_9,
         unflagged=_unflagged(_LIMITS_9, _UNFLAGGED_9),
         damaged={
-            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 76)",
+            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 78)",
             "x-ok-camel-digits": "`OAuth2Client` (a class's name holding `auth`) read as a credential word, and `ResNet50V2Backbone` two words after it as its generated-looking value",
             "x-ok-pr-models": "`OLMo-2-1124-7B-Instruct` read as a high-entropy value",
             "x-ok-pr-tickets": "`MyApp_v2_Release3` after `TC_401_AuthV2,` read as a credential's value",
