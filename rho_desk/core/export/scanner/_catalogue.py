@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 77
+RULESET_VERSION: Final = 78
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -297,7 +297,14 @@ path segment in a key's slot (``/api/push/<token>``, ``/hooks/<id>``, Infura's `
 (``sip:``, CVS's ``:pserver:``) and ``user:X@host`` with no scheme, a notification URL's tokens
 (Apprise's ``pover://user@token``, ``discord://id/token``); a credential column's value in a
 statement a log prints (``_statements``), a literal in the statement or the parameter bound to its
-placeholder (``INSERT … (name, token) VALUES ($1, $2)`` and Ecto's ``["u", "X"]``)."""
+placeholder (``INSERT … (name, token) VALUES ($1, $2)`` and Ecto's ``["u", "X"]``).
+78: a client's credential by option or position, whatever the client (``_args``, ``_argv``,
+``_calls``): a short option's random-looking value (``vsql -w X``, ``winrs -p:X``; not a file's
+name or an identifier's words), a dotted option's last segment (``--server.password``),
+``/login:D\\u,X``, ``USER u USING X``, a token as curl's user before a placeholder password, every
+command of a group piped into a client's standard input, a client's own authenticating command
+fed to it, a random-looking literal printed twice into any command, sshfs's ``-o
+password_stdin``, a literal after a constant naming a credential (``CURLOPT_USERPWD, "u:X"``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
