@@ -152,26 +152,42 @@ against them). The same checks run over every batch; what differs is data (``BAT
   in parentheses, Quechua, Tamil, Icelandic, Welsh, Haitian Creole, reasoning with no noun), and
   look-alikes in prose shaped nearest to it (model, GPU and device names, Azure sizes, identifiers
   with digits, quantized model files, builds, hardware, file names alone on their lines, tickets);
-  11 further look-alikes and 8 secrets where they stand (``x-hash-``) for a password's stored hash
-  known by its format (``/etc/shadow``, ``.htpasswd``, LDIF ``{SSHA}``, argon2id, werkzeug, SCRAM,
-  MySQL's ``*…``; ``$2…`` and ``{…`` passwords that only begin like one); 9 look-alikes and 7
-  secrets for keys public by their vendor's prefix and site keys (``x-pub-``: Stripe.js, PostHog,
-  Mapbox ``pk.``, reCAPTCHA and Turnstile site keys, Statsig ``client-``, Datadog ``pub…``;
-  ``sk.``, ``secret-``, a ``client_secret`` of ``client-…``, a reCAPTCHA secret key), 6 and 5 for
-  the item after a credential's name in a list of names (``x-list-``: a schema's ``required``, a
-  ``COPY`` column list, OAuth ``grant_types``; a ``(name, value)`` pair and requests' ``auth``
-  tuple are values), 3 and 3 for an option's value after its upper-case keyword (``x-sqlopt-``:
-  DuckDB's ``REGION``, ``ENDPOINT``; its ``SECRET`` and ``BEARER_TOKEN``), 3 and 2 for a quoted
-  ``"<placeholder>"`` (``x-tpl-``); then 31 secrets and 1 look-alike shaped as the exempted
-  look-alikes, written to try each exemption as an attacker would: a plaintext or ``$``-holding
-  password under ``password_hash``, passwords that begin like a crypt hash, ``{SSHA}``, MySQL's
-  ``*``, a token beside a hash (PostgreSQL's ``md5…`` hash the look-alike); a password, a URL's
-  token, a bearer token and a secret named on the line above of ``client-…`` form, ``pk.`` under
-  an upper-case server setting, ``pub…`` and ``pk_live_…`` under a password's name,
-  ``SITE_KEY_SECRET``, ``sitekeyPrivate``; letters-only passwords in flat lists, rows, Redis'
-  ``CONFIG SET requirepass``, a Lua table, a passphrase joined by ``-``; MySQL's and ClickHouse's
-  ``IDENTIFIED WITH plugin BY 'X'``, ``PASSWORD 'X' VALID UNTIL``; an element whose quoted text
-  has its end tag (``'<password>"X"</password>'``).
+  further forms (21 and 23 look-alikes, ``x-opt-``) for a client's password given by an option or
+  a position the command table does not know (``hdbsql -p X``, ``winrs -p:X``,
+  ``-D…keyStorePassword=X``, ``tcm /login:u,X``, ``CONNECT … USER u USING X``, ``curl -u
+  <key>:api_token``), and look-alikes (``iperf3 -w 512K``, ``tar -W``, ``certutil -hashfile``,
+  ``curl -u alice:``, help texts); further forms (5 and 4 look-alikes, ``x-stdin-``) for a
+  password fed to a client's standard input by a group of commands or as the client's own command
+  (``{ echo X; echo X; } | smbpasswd -s``, ``echo 'addauth digest u:X' | zkCli.sh``); further
+  forms (8 and 4 look-alikes, ``x-call-``) for a credential given to a call by a constant naming
+  it or to an authenticator's constructor (``curl_setopt($ch, CURLOPT_USERPWD, 'u:X')``,
+  ``pycurl.USERPWD``, ``CURLOPT_KEYPASSWD``, ``BasicAuthCredentials("u", "<dotted random>")``);
+  further forms of these causes written after them (31 and 22 look-alikes, ``x-gen-``: SNMPv3's
+  ``-A``/``-X``, ``racadm -p``, ``xfreerdp /p:``, ``vmrun -gp``, Gradle's ``-Psigning.password=``,
+  ``--conf spark.ssl.keyPassword=``, ``tf /login:`` in a batch file, ESQL's ``USER :uid USING``, a
+  group into ``pdbedit -t``, ``vncpasswd`` or ``adduser``, ``sshfs -o …,password_stdin``,
+  ``CURLOPT_PROXYUSERPWD``, JNDI's ``SECURITY_CREDENTIALS``), and look-alikes of ordinary commands
+  (``ssh -p 2222``, ``mysql -P 3306``, ``tar -P``, ``grep -P``, ``-o Report_Q3v2.pdf``, ``-n
+  WebVm01Prod``, ``(echo yes; echo yes)``); 11 further look-alikes and 8 secrets where they stand
+  (``x-hash-``) for a password's stored hash known by its format (``/etc/shadow``, ``.htpasswd``,
+  LDIF ``{SSHA}``, argon2id, werkzeug, SCRAM, MySQL's ``*…``; ``$2…`` and ``{…`` passwords that
+  only begin like one); 9 look-alikes and 7 secrets for keys public by their vendor's prefix and
+  site keys (``x-pub-``: Stripe.js, PostHog, Mapbox ``pk.``, reCAPTCHA and Turnstile site keys,
+  Statsig ``client-``, Datadog ``pub…``; ``sk.``, ``secret-``, a ``client_secret`` of
+  ``client-…``, a reCAPTCHA secret key), 6 and 5 for the item after a credential's name in a list
+  of names (``x-list-``: a schema's ``required``, a ``COPY`` column list, OAuth ``grant_types``; a
+  ``(name, value)`` pair and requests' ``auth`` tuple are values), 3 and 3 for an option's value
+  after its upper-case keyword (``x-sqlopt-``: DuckDB's ``REGION``, ``ENDPOINT``; its ``SECRET``
+  and ``BEARER_TOKEN``), 3 and 2 for a quoted ``"<placeholder>"`` (``x-tpl-``); then 31 secrets
+  and 1 look-alike shaped as the exempted look-alikes, written to try each exemption as an
+  attacker would: a plaintext or ``$``-holding password under ``password_hash``, passwords that
+  begin like a crypt hash, ``{SSHA}``, MySQL's ``*``, a token beside a hash (PostgreSQL's ``md5…``
+  hash the look-alike); a password, a URL's token, a bearer token and a secret named on the line
+  above of ``client-…`` form, ``pk.`` under an upper-case server setting, ``pub…`` and
+  ``pk_live_…`` under a password's name, ``SITE_KEY_SECRET``, ``sitekeyPrivate``; letters-only
+  passwords in flat lists, rows, Redis' ``CONFIG SET requirepass``, a Lua table, a passphrase
+  joined by ``-``; MySQL's and ClickHouse's ``IDENTIFIED WITH plugin BY 'X'``, ``PASSWORD 'X'
+  VALID UNTIL``; an element whose quoted text has its end tag (``'<password>"X"</password>'``).
 - batch 10: 182 forms, no look-alikes, blind on ``957a345`` (22 leaked, 12 with ``findings:
   0``; on ``0f9d58e``, before the fixes made from batch 9's forms, 25): the forms written blind
   with batch 9 from the same kinds of source, which a random draw within each source left out
@@ -366,7 +382,6 @@ _LIMITS_8: dict[str, str] = {
     "prose-user-question-echo": f"{_WORDS}: `echo $NAME print words-joined-by-dashes`",
     "shape-backtick-inline": f"{_WORDS}: `set `NAME` to `four words``",
     "shape-single-char-class": f"{_WORDS}: eight digits under `puk =`",
-    "x-argv-kadmin-w": f"{_ARGV}: `kadmin -w X`, a one-letter option whose letter says nothing (`-w` waits or sets a width elsewhere)",
     "x-argv-netbird-k": f"{_ARGV}: `netbird up -k <uuid>`: a UUID after a one-letter option reads as an id",
     "x-argv-askpass-script-echo": f"{_PRINTED}: an askpass script's lone `echo 'X'`",
     # further forms of the causes fixed since (key material and codes on lines of their own,
@@ -402,9 +417,7 @@ _SEPARATOR = "a credential name and its value joined by a separator no reader kn
 _PROSE_9 = "prose: the value after words that are no link or name of a credential"
 
 _LIMITS_9: dict[str, str] = {
-    "cloud-cloudflared-service-install": f"{_ARGV}: `cloudflared service install <token>` by position",
     "ide-heidisql-settings": f"{_SEPARATOR}: HeidiSQL's `Servers\\…\\Password<|||>1<|||>X`",
-    "http-restsharp-authenticator": f'{_POSITION}: `new HttpBasicAuthenticator("user", "X")`',
     "http-haproxy-set-header": 'an Authorization value set by a proxy\'s directive: HAProxy `http-request set-header Authorization "Basic <base64>"`',
     "url-youtube-stream-key": f'{_NAME}: OBS service.json `"key":` beside `"server": "rtmp://…"` (a stream key)',
     "sdk-launchdarkly-sdk-key": f'{_POSITION}: `Config("sdk-<uuid>")`: a vendor prefix the catalogue does not hold',
@@ -412,13 +425,6 @@ _LIMITS_9: dict[str, str] = {
     "sdk-dropbox-short-lived": f'{_POSITION}: `dropbox.Dropbox("sl.u.…")`: a vendor prefix the catalogue does not hold',
     "hist-doskey-history": f"{_ARGV}: `net use Z: \\\\nas\\share /user:D\\u X`: the password after `/user:` by position (the `set` line is redacted)",
     "fx-cypress-env-json": f'{_NAME}: `"mailslurpKey": "<64 hex>"` (a digest\'s length; `adminPass` is redacted)',
-    "db-db2-connect-using": f"{_ARGV}: `db2 connect to DB user u using X`",
-    "db-vsql-w": f"{_ARGV}: Vertica's `vsql -w X`",
-    "db-zkcli-addauth": f"{_ARGV}: `addauth digest user:X` in a here-string to zkCli",
-    "sys-networksetup-airport": f'{_ARGV}: `networksetup -setairportnetwork en0 "SSID" X`',
-    "sys-rar-glued": f"{_ARGV}: `rar a -hpX`, glued",
-    "sys-ccrypt-K": f"{_ARGV}: `ccrypt -e -K X`",
-    "sys-pk12util-W": f"{_ARGV}: `pk12util -W X`",
     "nl-zu": f"{_FOREIGN}: Zulu `iphasiwedi`; the value `05h-oZ0-Nay1_0` in groups of two or three pieces, as a name's (the prose reader's shape)",
     "nl-ku": f"{_FOREIGN}: Kurmanji `şîfre`, the value before the copula; `tIna_ZEGv7-E_5` in groups of few pieces, as a name's (the prose reader's shape)",
     "chat-discord-spoiler": "a Discord bot token between spoiler bars `||…||`",
@@ -427,6 +433,7 @@ _LIMITS_9: dict[str, str] = {
     "x-pw-qu": f"{_FOREIGN}: Quechua, a value of 11 characters (the prose reader's shape reads 12 or more)",
     "x-pw-ht-groups": f"{_FOREIGN}: Haitian Creole, `wT3-Kx9-Rb2Mq` in groups of few pieces, as a name's",
     "x-log-gorm-inline": f"{_LOGGED}: GORM's `VALUES (…,'s3cr3t-webhook-key',…)` under `signing_secret`: a value ending in `-key` reads as a name, not a literal",
+    "x-gen-smbpasswd-echo-e": f'{_ARGV}: `echo -e "X\\nX" | smbpasswd -s`: the export\'s view reads the printed `\\n` as a line break and cuts the command there',
     # further forms of the look-alikes' causes fixed since (stored hashes, lists of names)
     "x-hash-plain-in-hash-column": "a plaintext password in a `password_hash` column: a name ending in hash names a digest (it leaks on main too)",
     "x-hash-plain-yaml-hash-key": "a generated password under `password_hash:`: a name ending in hash names a digest (it leaks on main too)",
@@ -442,33 +449,21 @@ _UNFLAGGED_9 = {
     "sdk-firecrawl-exa",
     "hist-doskey-history",
     "fx-cypress-env-json",
-    "db-db2-connect-using",
-    "db-vsql-w",
-    "db-zkcli-addauth",
-    "sys-networksetup-airport",
-    "sys-rar-glued",
-    "sys-ccrypt-K",
-    "sys-pk12util-W",
     "nl-zu",
     "nl-ku",
     "chat-reasoning-table",
     "code-meson-option",
     "x-pw-qu",
     "x-pw-ht-groups",
+    "x-gen-smbpasswd-echo-e",
 }
 
 # batch 10 (batch 9's reserve, measured blind on 957a345), by cause
 _LIMITS_10: dict[str, str] = {
-    "obs-graylog-gelf-http": f"{_ARGV}: `curl -u <token>:token`: the token as the user, the word `token` as the password",
     "ide-hexchat-servlist": f"{_NAME}: HexChat's single-letter `P=X` among `N=`, `U=`, `S=`",
-    "http-libcurl-userpwd": f'{_POSITION}: `curl_easy_setopt(curl, CURLOPT_USERPWD, "u:X")`: the option names the argument',
     "trace-python-better-exceptions": f"{_LOGGED}: better_exceptions' `│ └ 'X'` tree under `Mollie(api_key, …)`",
     "trace-scala-case-class": f"{_LOGGED}: a case class printed `DbConf(jdbc:…,orders,X,10)`, no names",
     "sql-mysql-aes-encrypt": f"{_POSITION}: the key argument of `AES_ENCRYPT(…, UNHEX(SHA2('X', 256)))`",
-    "db-arangosh-password": f"{_ARGV}: `--server.password X`: a dotted option name",
-    "sys-smbpasswd-s": f"{_ARGV}: `(echo X; echo X) | smbpasswd -s`: a password piped to a client reading standard input",
-    "sys-certutil-importpfx": f"{_ARGV}: Windows `certutil -p X -importpfx`",
-    "sys-tf-login-comma": f"{_ARGV}: `tf … /login:DOMAIN\\u,X`",
     "x-def-c-spaced-tab": f'{_NAME}: `#define\\tNAME\\t"X"`: tabs JSON-escaped between the directive\'s words, which the structure gate does not take as spaces',
     "x-def-verilog-backtick": f"{_NAME}: Verilog's `` `define SECRET_SEED 64'h<hex> ``: a sized literal as a directive's bare value",
     "x-hex-vhdl-constant": f'{_NAME}: VHDL\'s `constant AES_KEY : std_logic_vector(…) := x"<hex>"`: a type between the name and `:=`',
@@ -478,12 +473,7 @@ _UNFLAGGED_10 = {
     "x-def-verilog-backtick",
     "x-hex-vhdl-constant",
     "x-hex-verilog-underscores",
-    "obs-graylog-gelf-http",
     "trace-scala-case-class",
-    "db-arangosh-password",
-    "sys-smbpasswd-s",
-    "sys-certutil-importpfx",
-    "sys-tf-login-comma",
 }
 
 # batch 11 (written blind, measured on 957a345), by cause
@@ -505,12 +495,10 @@ _LIMITS_11: dict[str, str] = {
     "db-aerospike-conf": f"{_ARGV}: `asinfo -U admin -P X` in a configuration's comment",
     "db-mongo-keyfile-inline": f"{_BARE}: a keyfile's base64 in a comment under `# keyfile contents`",
     "saas-saucelabs-key": "a UUID under `key:` in wdio.conf.js (Sauce Labs' access key): read as an id",
-    "saas-freshdesk-key-as-user": f"{_ARGV}: `curl -u KEY:X` with the API key as basic auth's user",
     "saas-signal-cli-register": f"{_ARGV}: `signal-cli verify <code> --pin <digits>`",
     "ai-modal-toml": f'{_NAME}: Modal\'s `token_id = "ak-…"` (the id half; `token_secret` is redacted)',
     "ai-dash-auth-pairs": f"{_NAME}: Dash's `VALID_USERNAME_PASSWORD_PAIRS` dict, a user's name as each key",
     "ai-codeium-key": 'a UUID as an Emacs `(setq codeium/metadata/api_key "…")`: read as an id',
-    "sys-autologon-reg": f"{_ARGV}: `reg add … /v DefaultPassword /d X` (the value's name in `/v`)",
     "sys-s3fs-passwd": f"{_RECORD}: `.passwd-s3fs` `ACCESS:SECRET` (the access key id half)",
     "sys-useradd-chpasswd-heredoc": f"{_RECORD}: `chpasswd` heredoc `user:X` rows (the first row is redacted)",
     "code-apex-named-cred": f"{_POSITION}: Apex `Blob.valueOf('user:' + 'X')`",
@@ -580,7 +568,6 @@ _UNFLAGGED_11 = {
     "db-kdb-hopen",
     "db-aerospike-conf",
     "saas-saucelabs-key",
-    "saas-freshdesk-key-as-user",
     "saas-signal-cli-register",
     "ai-modal-toml",
     "ai-codeium-key",
@@ -640,14 +627,10 @@ _LIMITS_12: dict[str, str] = {
     "net-paloalto-keygen": f"{_NAME}: PAN-OS keygen's XML answer `<result><key>X</key>` (an element named only `key`)",
     "net-xray-vless-uuid": "a UUID under `\"id\"` in Xray's VLESS `clients` (the client's credential): read as an id",
     "net-expressvpn-activate": f"{_NAME}: `Enter activation code: X` (an activation code names no credential)",
-    "db-sybase-isql": f"{_ARGV}: Sybase's `isql -U sa -P X`",
     "db-teradata-bteq-logon": f"{_DIRECTIVE}: Teradata BTEQ's `.LOGON host/user,X;`",
     "db-h2-url": "H2's `PASSWORD=<file password> <user password>` beside `CIPHER=`: the word after the space (the first is redacted)",
-    "sql-db2-connect": f"{_ARGV}: DB2's `CONNECT TO db USER u USING X`",
     "saas-pushover-curl": f'{_NAME}: Pushover\'s `--form-string "user=X"` (the user key, which the batch counted; `token=` is redacted)',
     "pay-phonepe-salt": "a UUID under `PHONEPE_SALT_KEY=`: read as an id",
-    "sys-wazuh-agent-auth": f"{_ARGV}: Wazuh's `agent-auth -m host -P X`",
-    "sys-sshfs-password-stdin": f"{_ARGV}: `echo X | sshfs -o password_stdin`: a password piped to a client reading standard input",
     "sys-qemu-object-secret": f"{_ARGV}: QEMU's `-object secret,id=sec0,data=X` (a value named `data` in an option's comma list)",
     "sys-storj-access-grant": f"{_ARGV}: `uplink access import main <access grant>` by position",
     "code-cairo": f"{_NAME}: Cairo's `const ADMIN_PRIVATE_KEY: felt252 = 0x<63 hex>` (a type between the name and `=`)",
@@ -808,10 +791,11 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_9,
         unflagged=_unflagged(_LIMITS_9, _UNFLAGGED_9),
         damaged={
-            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 78)",
+            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 79)",
             "x-ok-camel-digits": "`OAuth2Client` (a class's name holding `auth`) read as a credential word, and `ResNet50V2Backbone` two words after it as its generated-looking value",
             "x-ok-pr-models": "`OLMo-2-1124-7B-Instruct` read as a high-entropy value",
             "x-ok-pr-tickets": "`MyApp_v2_Release3` after `TC_401_AuthV2,` read as a credential's value",
+            "x-ok-gen-psql-pager": "psql's print option `-P format=aligned` read as a credential assignment after `-P` (the same before ruleset 77)",
         },
     ),
     10: Batch(

@@ -7,10 +7,15 @@ command (its words, and what it reads from standard input) to ``any_values``, wh
 the words themselves say:
 
 * **an option whose letters name a password** (``-pw X``, ``-pwd X``, ``/pass X``, ``--rootpw=X``,
-  a misspelled ``--pasword=X``): any value that is not a reference, a path or a switch;
-* **a user's option joined to its password** (``-U user%X``, ``/user:DOM\\\\u%X``), or any option's
-  value whose last ``:`` field is random (``-n user:X``, ``-y hmac-sha256:name:X``, ``--auth
-  u:X``), a word ``user:X@host`` (``domain/user:X@host``);
+  a misspelled ``--pasword=X``; of a dotted name its last segment: ``--server.password X``,
+  ``-Dssl.keyStorePassword=X``): any value that is not a reference, a path or a switch;
+* **a short option's random-looking value**, whatever its letters (``vsql -w X``, ``ccrypt -K
+  X``, ``winrs -p:X``): not a Windows path or a number in hex (a long option's name says what
+  its value is: ``--nonce X`` is public by design);
+* **a user's option joined to its password** (``-U user%X``, ``/user:DOM\\\\u%X``,
+  ``/login:DOM\\\\u,X``), or any option's value whose last ``:`` field is random (``-n user:X``,
+  ``-y hmac-sha256:name:X``, ``--auth u:X``), a word ``user:X@host`` (``domain/user:X@host``);
+  ``USER u USING X`` (db2's and SQL's ``CONNECT``);
 * **a verb of authentication** (``VERB``: ``login``, ``authorize``, ``identify``, ``unlock``,
   ``/secure``, ``/oper``, ``tsig``, ``user``...) in the program's name or a subcommand: the
   random-looking arguments after it (``b2 account authorize ID X``, ``bw unlock X``, ``mega-login
@@ -54,7 +59,7 @@ class Word(Protocol):
     def span(self, i: int, j: int) -> tuple[int, int]: ...
 
 
-__all__ = ["ANY_GATES", "ANY_LITERALS", "Word", "any_values", "random_word"]
+__all__ = ["ANY_GATES", "ANY_LITERALS", "Word", "any_values", "random_word", "token_shaped"]
 
 # --- what a word's shape says ---------------------------------------------------------------------
 
@@ -111,6 +116,18 @@ def random_word(value: bytes) -> bool:
     return entropy >= min(3.6, math.log2(n) - 0.7)
 
 
+def token_shaped(value: bytes) -> bool:
+    """A word shaped as an API token: ``random_word``, or 16 to 128 letters and digits, both
+    among them, near the entropy of random text (``0m6wnr36…``, 32 hex digits)."""
+    if random_word(value):
+        return True
+    n = len(value)
+    if not 16 <= n <= 128 or not value.isalnum() or value.isdigit() or value.isalpha():
+        return False
+    entropy = -sum([c / n * math.log2(c / n) for c in Counter(value).values()])
+    return entropy >= 3.5
+
+
 _BASE32: Final = re.compile(rb"[A-Z2-7]{16,128}={0,6}")
 
 
@@ -147,7 +164,12 @@ def _taken(value: bytes) -> bool:
 
 # --- what a word's letters say ----------------------------------------------------------------------
 
-_OPTION: Final = re.compile(rb"(?:--?|/)([A-Za-z][A-Za-z0-9_\-]{0,40})(?:([=:])(.*))?", re.DOTALL)
+_OPTION: Final = re.compile(
+    rb"(?:--?|/)([A-Za-z][A-Za-z0-9_\-]{0,40}(?:\.[A-Za-z][A-Za-z0-9_\-]{0,40}){0,6})(?:([=:])(.*))?",
+    re.DOTALL,
+)
+"""An option: ``-p``, ``--db-pass``, ``/login:``, a dotted name (``--server.password``,
+``-Djavax.net.ssl.keyStorePassword``), and its value glued by ``=`` or ``:``."""
 _PASSWORD_ENDS: Final = (b"pw", b"pwd", b"passwd", b"password", b"passphrase", b"pass")
 _NOT_THE_VALUE: Final = (b"file", b"command", b"cmd", b"env", b"fd", b"stdin", b"prompt", b"path")
 
@@ -172,8 +194,9 @@ def _near_password(name: bytes) -> bool:
 
 def _password_option(name: bytes) -> bool:
     """An option's name whose letters say password (``pw``, ``pwd``, ``pass``, ``rootpw``,
-    ``newpassword``, ``pasword``), not where one is (``password-file``, ``pass-command``)."""
-    lowered = name.lower().replace(b"_", b"-")
+    ``newpassword``, ``pasword``), not where one is (``password-file``, ``pass-command``); of a
+    dotted name, its last segment (``--server.password``, ``-Dssl.keyStorePassword``)."""
+    lowered = name.lower().replace(b"_", b"-").rsplit(b".", 1)[-1]  # --server.password
     if lowered.endswith(_NOT_THE_VALUE) or lowered.startswith((b"no-", b"stdin", b"ask")):
         return False
     squeezed = lowered.replace(b"-", b"")
@@ -201,13 +224,14 @@ _USERINFO: Final = re.compile(
 
 
 def _joined(value: bytes, *, user: bool) -> int | None:
-    """Where the password starts in an option's value: after ``%`` for a user's option
-    (``user%X``), after the last ``:`` when that field is random (``user:X``,
+    """Where the password starts in an option's value: after ``%`` or ``,`` for a user's option
+    (``user%X``, ``/login:DOM\\user,X``), after the last ``:`` when that field is random (``user:X``,
     ``alg:name:X``)."""
     if user:
-        cut = value.find(b"%")
-        if 0 < cut < len(value) - 1:
-            return cut + 1
+        for mark in (b"%", b","):
+            cut = value.find(mark)
+            if 0 < cut < len(value) - 1:
+                return cut + 1
     if b"://" in value or value.startswith((b"/", b"[")):
         return None
     fields = value.split(b":")
@@ -247,11 +271,18 @@ def _words_of(word: Word) -> list[tuple[int, int]]:
 
 def _fed_values(fed: Sequence[Word], verb: bool) -> list[tuple[int, int]]:
     """What a command reads from standard input (``fed``: an echoed word, a here-string): the
-    word itself when the command authenticates (``verb``) and it reads as random; in text of
-    several words, a credential word's next word (a debconf line's ``password X``)."""
+    word itself when the command authenticates (``verb``) and it reads as random, or when it is
+    printed twice, whatever the command (a password and its confirmation: ``(echo X; echo X) |
+    pdbedit -t``); in text of several words, a credential word's next word (a debconf line's
+    ``password X``)."""
     out: list[tuple[int, int]] = []
-    for w in fed:
-        text = w.text.strip()
+    texts = [w.text.strip() for w in fed]
+    for n, w in enumerate(fed):
+        text = texts[n]
+        if random_word(text) and texts.count(text) > 1:
+            start = w.text.find(text)  # printed twice: a password and its confirmation
+            out.append(w.span(start, start + len(text)))
+            continue
         if verb and (random_word(text) or (len(text) >= 8 and _taken(text) and w.quoted)):
             start = w.text.find(text)
             out.append(w.span(start, start + len(text)))
@@ -262,7 +293,28 @@ def _fed_values(fed: Sequence[Word], verb: bool) -> list[tuple[int, int]]:
             value = w.text[c:d]
             if name_is_credential(name.rsplit("/", 1)[-1]) and _taken(value):
                 out.append(w.span(c, d))
+        if len(parts) > 1 and _FED_VERB.fullmatch(w.text[parts[0][0] : parts[0][1]]) is not None:
+            # a client's own command fed to it: zkCli's ``addauth digest u:X``, ``AUTH X``
+            for c, d in parts[1 : 1 + _VERB_REACH]:
+                found = _positional_value(w.text[c:d], near=True, verbs=True, otp=False)
+                if found is not None:
+                    out.append(w.span(c + found[0], c + found[1]))
     return out
+
+
+_FED_VERB: Final = re.compile(rb"[a-z]{0,8}(?:auth|login|identify|unlock)", re.IGNORECASE)
+"""The first word of a command a client reads from standard input that authenticates
+(``addauth``, ``AUTH``, ``login``)."""
+
+
+_NOT_GENERATED: Final = re.compile(
+    rb"^(?:[A-Za-z]:)?\\\\|^[A-Za-z]:[\\/]|\\[A-Za-z][A-Za-z0-9_ .\-]{2,}\\|^0[xX][0-9A-Fa-f]+$"
+    rb"|\.[a-z]{1,4}[0-9]?$|[A-Z][a-z]{2,}.*[A-Z][a-z]{2,}"
+)
+"""A Windows path (``C:\\Downloads\\setup.exe``, ``\\\\srv\\share``, ``src\\App\\``), a number in
+hex (a GPG key's id ``0x4A3F…``), a file's name (``Report_Q3v2.pdf``, ``values-Prod2.yaml``) or
+an identifier's words, two capitalised (``WebVm01Prod``, ``Dockerfile.Prod2``): no password,
+whatever its shape."""
 
 
 def _option_value(name: bytes, value: bytes, *, otp: bool) -> int | None:
@@ -275,10 +327,10 @@ def _option_value(name: bytes, value: bytes, *, otp: bool) -> int | None:
         return cut
     if _licence(value) or ((otp or len(name) <= 2) and _base32_seed(value)):
         return 0
-    if _KEY_OPTION.fullmatch(lowered) is not None and (
-        _UUID.fullmatch(value) is not None or random_word(value)
-    ):
+    if _KEY_OPTION.fullmatch(lowered) is not None and _UUID.fullmatch(value) is not None:
         return 0
+    if len(name) <= 2 and random_word(value) and _NOT_GENERATED.search(value) is None:
+        return 0  # a short option's letters say nothing: ``vsql -w X``, ``ccrypt -K X``, ``winrs -p:X``
     return None
 
 
@@ -368,8 +420,8 @@ def any_values(
     for n, w in enumerate(args):
         text = w.text
         m = _OPTION.fullmatch(text) if text[:1] in b"-/" and not w.lead else None
-        if m is None and w.lead and text[:1] in b"-/" and b"=" in text:
-            m = _OPTION.fullmatch(text)  # '--pasword=X' quoted by an error message
+        if m is None and w.lead and text[:1] in b"-/" and (b"=" in text or b":" in text):
+            m = _OPTION.fullmatch(text)  # '--pasword=X' quoted by an error message, "/login:u,X"
         if m is not None and n > 0:
             name, glue, rest = m.group(1), m.group(2), m.group(3)
             value_word = w if glue else (args[n + 1] if n + 1 < len(args) else None)
@@ -403,6 +455,11 @@ def any_values(
                 out.append(w.span(*found))
         position += 1
         after_option = False
+    for n in range(2, len(args) - 1):  # SQL's and db2's ``CONNECT … USER u USING X``
+        if args[n].text.lower() == b"using" and args[n - 2].text.lower() == b"user":
+            value = args[n + 1]
+            if _taken(value.text):
+                out.append(value.span(0, len(value.text)))
     out += _fed_values(
         fed, bool(verbs) or any(_password_option(w.text.lstrip(b"-")) for w in args[1:])
     )
@@ -416,9 +473,13 @@ _IN_LINE: Final = rb"(?:[^\n\\|]|\\[^nr])*"
 
 ANY_GATES: Final = (
     # an option named by its letters: -pw X, /pass X, --rootpw=X, --pasword=X
-    rb"(?:^|[\s'\"=])(?:--?|/)(?:[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)|pass|p[a-z]{0,2}s[a-z]{2,5}d)(?:[\s=:'\"]|$)",
-    # a user's option joined to its password: -U user%X
-    rb"(?:^|[\s'\"])(?:-u|--user|--username|/user:?)[ \t=]*(?:\\{0,7}['\"])?[^\s%'\"]{1,64}%[^\s'\"%]",
+    rb"(?:^|[\s'\"=])(?:--?|/)(?:[a-z][a-z0-9_\-]{0,30}\.){0,4}(?:[a-z]{0,12}(?:pw|pwd|passwd|password|passphrase)|pass|p[a-z]{0,2}s[a-z]{2,5}d)(?:[\s=:'\"]|$)",
+    # a user's option joined to its password: -U user%X, /login:DOM\u,X
+    rb"(?:^|[\s'\"])(?:-u|--user|--username|/user:?|/login:?)[ \t=]*(?:\\{0,7}['\"])?[^\s%,'\"]{1,64}[%,][^\s'\"%,]",
+    # a short option's value shaped as generated (a letter beside a digit): vsql -w X, winrs -p:X
+    rb"[ \t]-[a-z][a-z0-9]?[ \t=:]+(?:\\{0,7}['\"])?[^\s'\"\\]{0,40}(?:[a-z][0-9]|[0-9][a-z])",
+    # a user and the password after ``using`` (db2's and Informix's CONNECT … USER u USING X)
+    rb"user[ \t]+(?:\\{0,7}['\"])?[^\s'\"\\]{1,64}(?:\\{0,7}['\"])?[ \t]+using[ \t]",
     # an option's value whose last field may be random: -n user:X, -y alg:name:X; user:X@host
     rb"[ \t]-{1,2}[a-z][a-z0-9\-]*[ \t=]+(?:\\{0,7}['\"])?(?:[^\s:'\"]+:){1,2}[^\s:'\"/]{8}",
     rb"[\s'\"][a-z0-9_.\-\\]+(?:/[a-z0-9_.\-]+)?:[^\s@/:'\"]{6}[^\s@/:'\"]*@[a-z0-9]",

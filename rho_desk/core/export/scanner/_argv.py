@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._args import ANY_GATES, any_values, random_word
+from ._args import ANY_GATES, any_values, random_word, token_shaped
 from ._clients import (
     CLIENTS,
     STDIN_GIVEN,
@@ -245,6 +245,11 @@ def split(t: bytes, start: int, ends: list[tuple[int, int]]) -> list[Word]:
 # --- reading the commands ---------------------------------------------------------------------------
 
 
+_KEY_AS_USER: Final = frozenset(
+    {b"", b"x", b"token", b"api_token", b"apikey", b"api_key", b"x-oauth-basic", b"key"}
+)
+"""What an API gives as the password when its key is the user (``-u <key>:``, Graylog's
+``<token>:token``, Toggl's ``<token>:api_token``, Freshdesk's ``<key>:X``)."""
 _NAMES_OF_A_PASSWORD: Final = frozenset({b"pass", b"pwd", b"passwd", b"passphrase", b"pw", b"test"})
 """What a usage text writes where the password goes (``--user user:pass``)."""
 _REFERENCE_START: Final = (b"$", b"%", b"<", b"[", b"{{", b"`", b"-", b"*")
@@ -306,6 +311,8 @@ def _value(word: Word, i: int, j: int, part: str, *, loose: bool) -> tuple[int, 
     text = word.text[i:j]
     if part in (":", ",", "%"):
         cut = text.find(part.encode())
+        if cut > 0 and text[cut + 1 :].lower() in _KEY_AS_USER and token_shaped(text[:cut]):
+            return word.span(i, i + cut)  # curl -u <token>:token, -u <key>: (the key is the user)
         if cut < 0 or text[:cut] == text[cut + 1 :]:
             return None  # no password given (curl asks), or the user's name again (test:test)
         i += cut + 1
@@ -437,13 +444,13 @@ def _read(
                 found = True
             elif (
                 how.glued
-                and len(opt) == 2
                 and opt[0] == "-"
+                and opt[1:2] != "-"
                 and text.startswith(opt)
-                and len(text) > 2
+                and len(text) > len(opt)
                 and not text.startswith("--")
             ):
-                out += _option_values(w, 2, len(w.text), how.part, loose=loose)
+                out += _option_values(w, len(opt), len(w.text), how.part, loose=loose)
                 found = True
             if found:
                 break
@@ -509,16 +516,31 @@ def _stdin_value(
     if heredoc is not None:
         out.append((*heredoc, "here"))
     if seg_start >= 2 and words[seg_start - 1].op and words[seg_start - 1].text == b"|":
-        # the command before the pipe
-        n = seg_start - 2
-        while n > 0 and not words[n - 1].op:
-            n -= 1
-        while n < seg_start - 2 and words[n].text in _PREFIXES:
-            n += 1  # a prompt's ``$`` or ``sudo`` before ``echo``
-        printed = _printed(t, words, n, seg_start - 1)
-        if printed is not None:
-            out.append((*printed.span(0, len(printed.text)), "pipe"))
+        # the command before the pipe, the last of a group (``(echo X; echo X) |``, ``{ …; }``)
+        end = seg_start - 1
+        group = end >= 2 and words[end - 1].text in (b")", b"}")
+        if group:
+            end -= 2 if words[end - 1].text == b"}" and words[end - 2].text == b";" else 1
+        for _ in range(_GROUP_MAX):
+            n = end - 1
+            while n > 0 and not words[n - 1].op:
+                n -= 1
+            first = n
+            while n < end - 1 and (words[n].text in _PREFIXES or words[n].text == b"{"):
+                n += 1  # a prompt's ``$`` or ``sudo`` before ``echo``
+            if n >= end:
+                break
+            printed = _printed(t, words, n, end)
+            if printed is not None:
+                out.append((*printed.span(0, len(printed.text)), "pipe"))
+            if not group or first < 2 or words[first - 1].text != b";":
+                break
+            end = first - 1  # the command before it in the group
     return out
+
+
+_GROUP_MAX: Final = 4
+"""Most commands of a group read before its pipe (``(echo X; echo X) | smbpasswd -s``)."""
 
 
 def _printed(t: bytes, words: list[Word], n: int, end: int) -> Word | None:

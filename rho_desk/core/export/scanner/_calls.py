@@ -150,17 +150,22 @@ _CALLEE_GATE: Final = (
     + _WORDS
     + rb")[a-z0-9_.:$>'\")\\\-]*(?:\[[^\]\r\n]*\])?[ \t]*\()"
 )
-CALL_GATE: Final = _CALLEE_GATE + rb"|" + _FORMAT
+_CONSTANT_WORDS: Final = rb"(?:pwd|passwd|password|passphrase|secret|token|bearer|apikey|api_key)"
+_CONSTANT_GATE: Final = _CONSTANT_WORDS + rb"[ \t]*,[ \t]*\\*[\"']"
+"""An argument named as a credential by its constant, then a literal: ``CURLOPT_USERPWD, "u:X"``."""
+CALL_GATE: Final = _CALLEE_GATE + rb"|" + _FORMAT + rb"|" + _CONSTANT_GATE
 """What the gate reports a call at (caseless): a known function's name, or a chain of names holding
 a word of ``AUTH_WORDS`` or ``CLIENT_WORDS``, before its ``(``; or a ``user:password`` format."""
 CALL_LINE: Final = (
     _CALLEE_GATE
     + rb"(?:(?:[^\r\n\\]|\\+[^rn\\\"'])*?\\*[\"']|[ \t]*(?:\\+[rn]|[\r\n]|$))|"
     + _FORMAT
+    + rb"|"
+    + _CONSTANT_GATE
 )
 """The line a call's arguments can be read on (its test, caseless): ``CALL_GATE`` where a quote
 follows the callee's ``(`` on its line, or the line ends there (the arguments on the lines after)."""
-CALL_LITERALS: Final = rb"(?:" + _TABLE + rb"|" + _WORDS + rb"|%[@sv]:%|\}:\{)"
+CALL_LITERALS: Final = rb"(?:" + _TABLE + rb"|" + _WORDS + rb"|%[@sv]:%|\}:\{|pwd|passwd|bearer)"
 """What every line the gate reports a call on holds (lower case)."""
 
 _TABLE_CALL: Final = re.compile(rb"(?<![A-Za-z0-9_])(?P<name>" + _TABLE + rb")[ \t]*\(", re.I)
@@ -178,6 +183,13 @@ _FORMAT_CALL: Final = re.compile(
     rb"(?P<value>\"(?:[^\"\\\n]|\\.){6,256}\"|'(?:[^'\\\n]|\\.){6,256}')",
     re.I,
 )
+_CONSTANT: Final = re.compile(
+    rb"(?<![A-Za-z0-9_])(?P<name>(?:[A-Z][A-Z0-9_]{0,60}?)??(?P<user>USER)?"
+    + _CONSTANT_WORDS.upper()
+    + rb")[ \t]*,[ \t]*(?P<q>[\"'])(?P<text>(?:(?!(?P=q))[^\\\n]|\\.){1,256})(?P=q)"
+)
+"""A literal after a constant naming a credential, in any call: libcurl's ``CURLOPT_USERPWD,
+"u:X"`` (the part after the user's ``:``), ``CURLOPT_PASSWORD``, ``pycurl.PROXYUSERPWD``."""
 _REACH_LINES: Final = 8
 """Lines a call's arguments are read over (its first included)."""
 _REACH_BYTES: Final = 2048
@@ -273,6 +285,11 @@ def _random(value: bytes) -> bool:
     return len(value) >= 16 and high_entropy(value)
 
 
+_CASE_SWITCH: Final = re.compile(rb"[a-z](?=[A-Z])|[A-Z](?=[a-z][A-Z0-9])")
+"""Where a word's case switches inside it: a host's labels switch rarely (``Web01.Acme``), random
+letters often."""
+
+
 def _password(value: bytes) -> bool:
     """A literal that reads as a password where one stands: mixed (letters of both cases and
     digits, a symbol, or random), and none of the values a client's call also takes there."""
@@ -280,8 +297,10 @@ def _password(value: bytes) -> bool:
         return False
     if not secretish(value, quoted=True) or not literal_value(value, quoted=True):
         return False
-    if _NOT_A_PASSWORD.match(value) is not None or _HOST.fullmatch(value) is not None:
+    if _NOT_A_PASSWORD.match(value) is not None:
         return False
+    if _HOST.fullmatch(value) is not None and len(_CASE_SWITCH.findall(value)) < 4:
+        return False  # a host (``Web01.Acme.lan``), not ``DqU5Yf8NLjVga.uL``
     if b"/" in value and not _random(value):
         return False  # a path, a MIME type, a topic
     mixed = (
@@ -423,6 +442,15 @@ def call_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
     if _GATE.search(t, line.start, line.end) is None:
         return []
     out = _table_values(t, line, lines, i)
+    for m in _CONSTANT.finditer(t, line.start, line.end):
+        a, b = m.span("text")
+        if m.group("user") is not None:
+            cut = t.find(b":", a, b)
+            if cut < 0:
+                continue
+            a = cut + 1
+        if _password(t[a:b]) and b"%" not in t[a:b]:
+            out.append((a, b))  # not a header's name after ``HEADER_TOKEN``
     for m in _FORMAT_CALL.finditer(t, line.start, line.end):
         a, b = m.start("value") + 1, m.end("value") - 1
         if _password(t[a:b]):

@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 78
+RULESET_VERSION: Final = 79
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -299,7 +299,14 @@ path segment in a key's slot (``/api/push/<token>``, ``/hooks/<id>``, Infura's `
 (Apprise's ``pover://user@token``, ``discord://id/token``); a credential column's value in a
 statement a log prints (``_statements``), a literal in the statement or the parameter bound to its
 placeholder (``INSERT … (name, token) VALUES ($1, $2)`` and Ecto's ``["u", "X"]``).
-78: what a value is can say it is no secret, whichever pass found it; such hits are dropped last
+78: a client's credential by option or position, whatever the client (``_args``, ``_argv``,
+``_calls``): a short option's random-looking value (``vsql -w X``, ``winrs -p:X``; not a file's
+name or an identifier's words), a dotted option's last segment (``--server.password``),
+``/login:D\\u,X``, ``USER u USING X``, a token as curl's user before a placeholder password, every
+command of a group piped into a client's standard input, a client's own authenticating command
+fed to it, a random-looking literal printed twice into any command, sshfs's ``-o
+password_stdin``, a literal after a constant naming a credential (``CURLOPT_USERPWD, "u:X"``).
+79: what a value is can say it is no secret, whichever pass found it; such hits are dropped last
 (``_benign``; the rules of ``ALWAYS_KEPT`` excepted): a password's stored hash known by its whole
 format (``_hashes``: crypt and bcrypt, apr1, argon2, Django's and werkzeug's, SCRAM, ``{SSHA}``,
 qBittorrent's ``@ByteArray(…)``, Transmission's ``{`` + 40 hex, MySQL's ``*`` + 40 hex); a key

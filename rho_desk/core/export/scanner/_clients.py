@@ -101,6 +101,7 @@ _SMB: Final = Client(
 )
 _ZIP: Final = Client({"-P": _P})
 _SEVENZ: Final = Client({"-p": _GLUED})
+_RAR: Final = Client({"-p": _GLUED, "-hp": _GLUED})
 
 
 def _under(options: tuple[str, ...], how: Option, *under: tuple[str, ...]) -> dict[str, Option]:
@@ -158,7 +159,7 @@ CLIENTS: Final[dict[str, Client]] = {
     "https": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
     "xh": Client({"-a": _COLON, "--auth": Option(glued=False, part=":")}),
     "zip": _ZIP, "zipcloak": _ZIP, "unzip": _ZIP, "funzip": Client({}, positions=(Position(index=0),)),
-    "7z": _SEVENZ, "7za": _SEVENZ, "7zr": _SEVENZ, "rar": _SEVENZ, "unrar": _SEVENZ,
+    "7z": _SEVENZ, "7za": _SEVENZ, "7zr": _SEVENZ, "rar": _RAR, "unrar": _RAR, "winrar": _RAR,
     "openssl": _OPENSSL,
     "gpg": Client({"--passphrase": _SEPARATE}),
     "sshpass": Client({"-p": _P}),
@@ -230,6 +231,11 @@ CLIENTS: Final[dict[str, Client]] = {
         takes=frozenset({"-a", "-s", "-l", "-D", "-c", "-C", "-T", "-G", "-j", "-r", "-t"}),
     ),
     "wg": Client(dict.fromkeys(("private-key", "preshared-key"), _SEPARATE)),
+    # a Wi-Fi network's password after its device and name; a tunnel's token by position
+    "networksetup": Client({"-setairportnetwork": Option(glued=False, words=3),
+                            "-addpreferredwirelessnetworkatindex": Option(glued=False, words=5)}),
+    "cloudflared": Client({}, positions=(Position(after=("service", "install"), index=0),)),
+    "zrok": Client({}, positions=(Position(after=("enable",), index=0),)),
     # a name that is a hex byte (``ab``): gated by the name and an option after it (``_argv.LED_NAMES``)
     "ab": Client({"-C": _COOKIE, "-A": _COLON, "-P": _COLON},
                  takes=frozenset({"-n", "-c", "-t", "-s", "-b", "-B", "-T", "-p", "-u", "-v", "-X", "-H", "-e", "-g", "-m", "-z", "-x", "-y", "-E", "-f"})),
@@ -249,13 +255,15 @@ STDIN_OPTIONS: Final = re.compile(
     + _STDIN
     + rb"|(?:private|preshared|secret)-key[ \t]+(?:/dev/stdin|/dev/fd/0)(?:[\s\"'`\\;|&)}\]]|$)"
     + rb"|\b[a-z_]{0,24}(?:password|passwd|secret|token)=-(?:[\s\"'`\\;|&)}\]]|$)"
-    rb"|-passin[ \t]+(?:stdin|fd:0)|--passphrase-fd(?:=|[ \t]+)0|--with-token|--stdin",
+    rb"|-passin[ \t]+(?:stdin|fd:0)|--passphrase-fd(?:=|[ \t]+)0|--with-token|--stdin"
+    rb"|-o[ \t]*(?:[^\s]*,)?password_stdin(?:,[^\s]*)?",
     re.IGNORECASE,
 )
 """Options that read the password from standard input: ``--password-stdin``,
 ``--passwd-on-stdin``, a password's file given as ``-`` or ``/dev/stdin`` (``--password-file=-``,
 ``-passfile /dev/stdin``, ``--passwordfile /dev/stdin``), a key's (``wg set … private-key
-/dev/stdin``), a credential-named setting's value ``-`` (``vault kv put … password=-``)."""
+/dev/stdin``), a credential-named setting's value ``-`` (``vault kv put … password=-``), a mount
+option (``sshfs … -o password_stdin``)."""
 
 STDIN_PROGRAMS: Final = (
     rb"chpasswd|sudo|htpasswd|smbpasswd|mkpasswd|cryptsetup|kinit|wrangler|secret-tool|keyctl|vercel|gcloud"
