@@ -21,9 +21,9 @@ between a letter or digit and two more (the gate: other symbols and none, ``cM_8
 What is shaped otherwise stays: model names (``Llama-3.1-70B-Instruct``, ``gpt-4o-mini``),
 versions, ticket ids, hashes and UUIDs (one case), identifiers (``parseHttpResponseV2``: long
 pieces), base64 data longer than 15 (a key's line, a fingerprint, a ciphertext: the entropy
-rules' and the decoders' to read; in prose only base64 of printable text, see ``prose_words``), file names and paths (``/``), references (``#``, ``$``, ``@``
-first), prefixed ids (``cus_…``), a word glued to ``=``, ``/`` or ``:`` (a query, a path, a
-field).
+rules' and the decoders' to read; in prose only base64 of printable text, see ``prose_words``),
+file names and paths (``/``), references (``#``, ``$``, ``@`` first), prefixed ids (``cus_…``), a
+word glued to ``=``, ``/`` or ``:`` (a query, a path, a field).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def _encodes_text(word: bytes) -> bool:
         raw = binascii.a2b_base64(word + b"=" * (-len(word) % 4))
     except binascii.Error:
         return False
-    return raw.isascii() and all(b >= 0x20 or b in b"\t\n\r" for b in raw) and raw != raw[:0]
+    return bool(raw) and raw.isascii() and all(b >= 0x20 or b in b"\t\n\r" for b in raw)
 
 
 _AT: Final = re.compile(_GATE)
