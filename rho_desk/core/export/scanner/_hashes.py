@@ -92,12 +92,15 @@ def stored_hash(data: bytes, start: int, end: int) -> bool:
     optional ``user:`` before it, or a comma-separated list of them), the whole word or what
     follows an ``=`` in it before the hit (``basicauth.users=admin:$apr1$…``)."""
     floor, ceil = max(0, start - _WORD_MAX), min(len(data), end + _WORD_MAX)
+    rest = _WORD_REST.match(data, end, ceil)
+    b = rest.end() if rest is not None else end
+    floor = data.rfind(b"\n", floor, start) + 1 or floor  # a line break ends the word
+    if _MARKS.search(data, floor, b) is None:
+        return False  # none in the line up to the word's end: none in the word
     head = _WORD_START.match(data, floor, start)
     a = head.end() if head is not None else floor
     if a > 0 and data[a - 1] == 0x5C and a < start and data[a] in _JSON_ESCAPE:
         a += 1  # ``\n`` before the word in JSON: the escape's letter is no part of it
-    rest = _WORD_REST.match(data, end, ceil)
-    b = rest.end() if rest is not None else end
     if _MARKS.search(data, a, b) is None:
         return False
     while True:

@@ -40,6 +40,9 @@ def listed_name(data: bytes, start: int, end: int) -> bool:
     credential-named item."""
     if start == 0 or data[start - 1] not in b"\"'":
         return False
+    before = data[max(0, start - 40) : start - 1].rstrip(b"\\").rstrip(b" \t")
+    if before and before[-1] != 0x2C:
+        return False  # an item after another has a comma before its quote (and blanks, escapes)
     lo, hi = max(0, start - _REACH), min(len(data), end + _REACH)
     opening = data.rfind(b"\n", lo, start) + 1 or lo  # a list on the hit's line (or JSON's)
     for m in _OPEN.finditer(data, opening, start):

@@ -311,7 +311,8 @@ def public_name(words: list[str]) -> bool:
     page; ``SITE_KEY_SECRET``, ``sitekeyPrivate`` name its other half)."""
     if not NOT_SECRET_WORDS.isdisjoint(words):
         return True
-    return bool(words) and (words[-1] == "sitekey" or words[-2:] == ["site", "key"])
+    last = words[-1] if words else ""
+    return last == "sitekey" or (last == "key" and words[-2:-1] == ["site"])
 
 
 def name_is_credential(name: str) -> bool:

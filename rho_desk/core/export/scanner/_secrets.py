@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
-from ._benign import benign
+from ._benign import without_benign
 from ._bounded import PassHits
 from ._catalogue import (
     KNOWN_SECRET_MIN_LENGTH,
@@ -440,7 +440,7 @@ class SecretScanner:
                     data, hits, depth, spans_around(probed["normalize"], len(data), WINDOW)
                 )
             self._scan_decoded(data, runs, blobs, hits, decoded, depth, present, listed, probed)
-        return [hit for hit in hits if not benign(data, hit)]
+        return without_benign(data, hits)
 
     def _keywords(
         self, data: bytes, blobs: list[tuple[int, int]], reports: Reports | None, hits: list[Hit]
