@@ -258,7 +258,14 @@ against them). The same checks run over every batch; what differs is data (``BAT
   adjacent quotes, ``CONCAT``, ``concat!``), URLs' query strings of other services, and the
   session's places; look-alikes from the same sources (references and placeholders, ids,
   digests, public keys, DKIM records and signatures, a Digest response, fingerprints, lockfile
-  hashes, an IBAN, Django's unusable password, a public Mapbox token).
+  hashes, an IBAN, Django's unusable password, a public Mapbox token); further forms (22 and 12
+  look-alikes, ``x-split-``) for a value split into literals joined in code, in syntaxes and places
+  the batch does not hold (JS, Lua's ``..``, PHP's and Perl's ``.``, SQL's ``||``, VB's ``&`` and
+  ``& _``, Elixir's ``<>``, Jinja's ``~``, ``"".join``, C's adjacent literals, Python's in
+  parentheses, the shell's ``'ab'"cd"`` and a backslash-newline, Ruby's ``"ab" \\``, MySQL's
+  ``CONCAT`` into a variable, C#'s ``string.Concat``, Java's ``String.join``), and literals joined
+  beside credential names that are no credential (a variable's name, a URL, a path, a label, a
+  log prefix, columns).
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -667,7 +674,6 @@ _UNFLAGGED_12 = set(_LIMITS_12) - {
 
 
 # batch 13 (measured blind on 25c6d39), by cause
-_SPLIT = "a value split into literals joined in code: the piece after the first"
 _LIMITS_13: dict[str, str] = {
     "game-srcds-cmdline": f"{_ARGV}: Source's `+sv_setsteamaccount X +rcon_password X` (a `+name value` console variable on the command line)",
     "game-steamcmd-guard-user": f"{_ARGV}: steamcmd's `+login user X <guard code>` in a user's text: the Steam Guard code after the password (the password is redacted)",
@@ -680,10 +686,6 @@ _LIMITS_13: dict[str, str] = {
     "net-strongswan-ipsec-secrets": f'{_RECORD}: ipsec.secrets\' `user : EAP "X"` (the `: PSK "X"` line is redacted)',
     "mail-exim-passwd-client": f"{_RECORD}: exim's `passwd.client` `host:user:X`, a value of 16 lower-case letters (the mixed-case one is redacted)",
     "ocr-wifi-qr-string": f"{_SEPARATOR}: a Wi-Fi QR code's payload `WIFI:T:WPA;S:…;P:X;;`",
-    "split-python-plus": f'{_SPLIT}: Python\'s `API_KEY = "A" + "B"`',
-    "split-go-join": f'{_SPLIT}: Go\'s `strings.Join([]string{{"A", "B"}}, "")`, neither piece under a name',
-    "split-shell-adjacent-quotes": f'{_SPLIT}: the shell\'s adjacent quotes `PASS="A""B"`',
-    "split-sql-concat-password": f"{_SPLIT}: `ALTER USER … WITH PASSWORD CONCAT('A', 'B')`",
     "win-netsh-wlan-key-clear": f"{_WORDS}: netsh's `Key Content : <three words>`",
     "chat-mattermost-jsonl": f"{_WORDS}: `ssh key passphrase for deploy@ is <four words>` in a Mattermost export's JSON `message`",
     "wal-electrum-seed-title": "a 12-word seed phrase, words only, in a title after `restore electrum wallet from`: no credential noun names it",
@@ -712,8 +714,6 @@ _UNFLAGGED_13 = {
     "url-webdav-davfs-secrets",
     "mail-exim-passwd-client",
     "ocr-wifi-qr-string",
-    "split-go-join",
-    "split-sql-concat-password",
     "win-netsh-wlan-key-clear",
     "chat-mattermost-jsonl",
     "wal-electrum-seed-title",

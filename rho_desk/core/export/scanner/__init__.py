@@ -13,7 +13,7 @@ joined by ``0xFF``) in this order:
    ``_vendors``): vendor tokens, JWTs, keys by their prefix, a token whose prefix names a secret,
    over the runs; and the credentials rho-desk holds, literally (``known_forms``);
 4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``; names read by ``_names``, values
-   by ``_values``):
+   by ``_values``, literals joined in code into one value by ``_joined``):
    headers, URLs, private-key blocks, values under a credential name on their name's line, keys
    by their vendor's name (``_vendors``), and the flags and positions of command lines, over the
    text without the blobs' bodies; then **structure** (``_structure`` confirms the lines the

@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 78
+RULESET_VERSION: Final = 79
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -304,7 +304,11 @@ name or an identifier's words), a dotted option's last segment (``--server.passw
 ``/login:D\\u,X``, ``USER u USING X``, a token as curl's user before a placeholder password, every
 command of a group piped into a client's standard input, a client's own authenticating command
 fed to it, a random-looking literal printed twice into any command, sshfs's ``-o
-password_stdin``, a literal after a constant naming a credential (``CURLOPT_USERPWD, "u:X"``)."""
+password_stdin``, a literal after a constant naming a credential (``CURLOPT_USERPWD, "u:X"``).
+79: a credential name's value written as literals joined in code (``_joined``): by an operator
+(``+``, ``..``, ``.``, ``||``, ``&``, ``<>``, ``~``), side by side (``"ab" "cd"``, ``'ab'"cd"``)
+or by a call (``CONCAT(…)``, ``strings.Join(…)``, ``"".join(…)``), read as one value, redacted
+from its first piece to its last; VB's ``As String`` between a name and its ``=``."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

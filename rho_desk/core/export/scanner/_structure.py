@@ -135,12 +135,13 @@ _AFTER: Final = (
     + rb"|''|\[=*\[|r#{1,3}\\{0,7}\"|%[qw]?[({\[<]|<!\[cdata\[|[{\[(]"
     + rb"|\\{0,7}[\"'][^\"'\r\n\x00\xff]{0,200}\\{0,7}[\"']"
     + _SP
-    + rb"(?:\+|\.\.?|&))?"
+    + rb"(?:(?:\+|\.\.?|&|\|\||<>|~)(?:[ \t]+_)?|\\{1,7}))?"
 )
 """After a name, a value that is elsewhere: a block scalar's indicator, a tag, a triple quote, a
 heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to close on a later line
 (Nix's ``''``, Lua's ``[[``, Rust's ``r#"``, Ruby's ``%q(``, CDATA), a string joined to the next
-line's (``"ab" +``), an opening brace, or nothing (a mapping or the value below)."""
+line's (``"ab" +``, ``"ab" ||``, VB's ``"ab" & _``, a backslash: ``"ab" \\``), an opening brace,
+or nothing (a mapping or the value below)."""
 _AFTER_GATE: Final = (
     _AFTER.replace(rb"{0,200}", rb"*")
     .replace(rb"{0,30}", rb"*")
