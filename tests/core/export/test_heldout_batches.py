@@ -265,7 +265,18 @@ against them). The same checks run over every batch; what differs is data (``BAT
   parentheses, the shell's ``'ab'"cd"`` and a backslash-newline, Ruby's ``"ab" \\``, MySQL's
   ``CONCAT`` into a variable, C#'s ``string.Concat``, Java's ``String.join``), and literals joined
   beside credential names that are no credential (a variable's name, a URL, a path, a label, a
-  log prefix, columns).
+  log prefix, columns); further forms (19 and 13 look-alikes, ``x-rec-``) for a credential by its
+  place in a record of a file no reader knew (Dovecot's ``{CLEARTEXT}`` in grep rows,
+  ``doveadm pw -s PLAIN``'s output, ipsec.secrets' ``XAUTH``, ``NTLM``, ``PSK`` between two ids
+  and ``EAP`` of words, exim's ``passwd.client`` printed by ``cat``, Postfix's ``sasl_passwd``,
+  davfs2's ``secrets`` printed and with a quoted user, ppp's ``chap-secrets`` and
+  ``pap-secrets``, ``rsyncd.secrets``, a plain mosquitto password file, Wi-Fi QR payloads
+  quoted, in ``qrencode``'s argument, of letters only and in an f-string), and ``/etc/passwd``,
+  ``/etc/group``, ``/etc/shadow``'s locked fields, ``fstab``, a crontab, ``host:port:db`` lines,
+  an open network's QR payload, ipsec.secrets' key files, a commented davfs2 or exim template,
+  ``/etc/subuid``, ``/etc/aliases``, ``/etc/hosts``; 5 look-alikes written after the fix
+  (``/etc/passwd`` under its path, the QR format's placeholders, hashed schemes and a bcrypt
+  hash under a layout comment, ipsec.secrets' ``%prompt``).
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -304,7 +315,6 @@ _LIMITS_3: dict[str, str] = {
     "cfg-nginx-basic-header": "a header's value quoted as one nginx argument (`Authorization \"Basic …\"`): the scheme's quote hides the base64",
     "cfg-haproxy-userlist": "haproxy `stats auth user:X`: a directive's user:password word",
     "cfg-postfix-sasl": "postfix sasl_passwd `host user:X` with a letters-only app password",
-    "cfg-chap-secrets": "ppp chap-secrets columns (client server secret ip) under a commented header",
     "sh-read-s-transcript": "a value echoed after `read -s`: nothing names it on its line",
     "vendor-razorpay-neutral-json": "`rzp_live_` is Razorpay's key id (shown in checkout pages); the batch counted it as a secret",
     "enc-go-byte-slice": "a Go byte slice of hex literals is not decoded",
@@ -498,7 +508,6 @@ _LIMITS_11: dict[str, str] = {
     "net-mullvad-account": f"{_ARGV}: `mullvad account login <16 digits>` (the account number is the login)",
     "net-protonvpn-ovpn-auth": f"{_BARE}: an OpenVPN `auth-user-pass` file, the password alone on line 2 (line 1 is redacted)",
     "net-tor-hidserv-auth": f"{_RECORD}: Tor's `<onion>:descriptor:x25519:<base32 key>`",
-    "net-pppoe-chap-secrets": f'{_RECORD}: pppd chap-secrets `"client" * "X" *` under a commented header',
     "db-pgbackrest-conf": f"{_NAME}: pgBackRest `repo1-s3-key=` (the key id half; `-key-secret` and `cipher-pass` are redacted)",
     "db-hana-hdbuserstore": f"{_ARGV}: `hdbuserstore SET KEY host user X` by position",
     "db-kdb-hopen": f"{_RECORD}: kdb+ ``hopen `:host:port:user:X``",
@@ -681,11 +690,6 @@ _LIMITS_13: dict[str, str] = {
     "win-net-use-positional": f"{_ARGV}: `net use Z: \\\\host\\share X /user:…` by position",
     "net-cisco-snmpv3-user": f"{_DIRECTIVE}: IOS `snmp-server user … auth sha X priv aes 128 Y`: the privacy password after the key size (the auth password is redacted)",
     "fx-prisma-seed-bcrypt": f'{_POSITION}: `bcrypt.hash("X", 10)` (the plaintext a seed script hashes)',
-    "mail-dovecot-static-passdb": f"{_RECORD}: Dovecot's passwd-file `user:{{PLAIN}}X:uid:gid::home` (the static passdb's `args = password=X` is redacted)",
-    "url-webdav-davfs-secrets": f"{_RECORD}: davfs2's `secrets` file `<url or mount> <user> <password>`, a quoted passphrase too",
-    "net-strongswan-ipsec-secrets": f'{_RECORD}: ipsec.secrets\' `user : EAP "X"` (the `: PSK "X"` line is redacted)',
-    "mail-exim-passwd-client": f"{_RECORD}: exim's `passwd.client` `host:user:X`, a value of 16 lower-case letters (the mixed-case one is redacted)",
-    "ocr-wifi-qr-string": f"{_SEPARATOR}: a Wi-Fi QR code's payload `WIFI:T:WPA;S:…;P:X;;`",
     "win-netsh-wlan-key-clear": f"{_WORDS}: netsh's `Key Content : <three words>`",
     "chat-mattermost-jsonl": f"{_WORDS}: `ssh key passphrase for deploy@ is <four words>` in a Mattermost export's JSON `message`",
     "wal-electrum-seed-title": "a 12-word seed phrase, words only, in a title after `restore electrum wallet from`: no credential noun names it",
@@ -710,10 +714,6 @@ _UNFLAGGED_13 = {
     "win-net-use-positional",
     "net-cisco-snmpv3-user",
     "fx-prisma-seed-bcrypt",
-    "mail-dovecot-static-passdb",
-    "url-webdav-davfs-secrets",
-    "mail-exim-passwd-client",
-    "ocr-wifi-qr-string",
     "win-netsh-wlan-key-clear",
     "chat-mattermost-jsonl",
     "wal-electrum-seed-title",
@@ -922,6 +922,7 @@ BATCHES: dict[int, Batch] = {
             "ok-openvpn-auth-digest": "OpenVPN's `auth SHA256` (the HMAC digest's name) read as a credential directive's value",
             "ok-sip-digest-trace": "a SIP `Authorization: Digest username=…, response=<md5>` (a hash, not the password) and the `branch=` id read as credentials",
             "ok-env-example-placeholders": "`postgres://user:password@localhost` in an `.env.example`: the placeholder word as a URL's password",
+            "x-rec-ok-fstab": "fstab's `credentials=/root/.smbcredentials` (a path to the credentials file, under a credential's name) read as the value",
         },
     ),
 }

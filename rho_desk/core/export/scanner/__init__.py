@@ -42,7 +42,9 @@ joined by ``0xFF``) in this order:
    the value printed on the line after it, Redis' numbered replies; **key material**
    (``_material``): lines of key material or codes that what stands around them names (an
    armored block's label, a heading naming recovery codes, a cipher, a key's name before a
-   list of byte values, a google-authenticator file's option lines); then
+   list of byte values, a google-authenticator file's option lines); **records** (``_records``):
+   a password by its place in a record (Dovecot's ``{PLAIN}X``, ipsec.secrets' ``: EAP "X"``, a
+   Wi-Fi QR payload's ``P:X;``, the records under a comment naming their file or layout); then
    random-looking values where a credential stands (``_entropy``) and an AWS secret key next to
    its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every
