@@ -308,11 +308,76 @@ class AgentLog(msgspec.Struct):
     lines: int = 0
     version: str | None = None
     """The agent's version that wrote the log, when it says."""
+    leaf_only: bool = False
+    """Only the snapshot of the active leaf will be taken (``open_snapshot``): what the leaf's
+    history cannot hold (the output of tool calls before a compaction; Claude Code's replies
+    too) is let go as the reading passes it (:meth:`compacted`)."""
+    released: Entry | None = None
+    """The last compaction before which :meth:`compacted` let go of messages (``None``: none)."""
+    _compacted: str | None = None
+    """The step of the last compaction :meth:`compacted` was told of."""
 
     def add(self, entry: Entry) -> Entry:
         """Add ``entry`` (a repeated id replaces the earlier step in place, as the agents do)."""
         self.entries[entry.id] = entry
         return entry
+
+    def compacted(self, entry: Entry) -> bool:
+        """``entry``, the step just read, is a compaction (a reader says so as it reads one).
+
+        Read ``leaf_only``, the tool results read since the compaction before it keep only
+        their call and outcome (their output, most of a long log, becomes empty) when ``entry``
+        records how many tokens it replaced: the revision tree counts the history a compaction
+        removed by its messages and by that figure, not by their text (``build``), and a
+        snapshot after the compaction starts from its summary. Their memory is reused as the
+        reading goes on. Whether the leaf's history is after all of them is known only at the
+        end (:meth:`keeps_leaf`).
+
+        Returns:
+            Whether the messages before ``entry`` were let go of (a reader that holds replies
+            of its own lets them go too).
+        """
+        since, self._compacted = self._compacted, entry.id
+        compaction = entry.compaction
+        if (
+            not self.leaf_only
+            or compaction is None
+            or not compaction.tokens_before
+            or compaction.keep_from is not None
+        ):
+            return False
+        steps = reversed(self.entries.values())
+        if next(steps, None) is not entry:
+            return False  # it replaced an earlier step in place: what came before is not plain
+        for step in steps:
+            if step.id == since:
+                break
+            messages = step.messages
+            for i, message in enumerate(messages):
+                result = message.tool_result
+                if result is not None and result.content:
+                    messages[i] = Message.result(result.id, result.ok, "")
+        self.released = entry
+        return True
+
+    def keeps_leaf(self) -> bool:
+        """Whether the active leaf's history holds nothing :meth:`compacted` let go of: nothing
+        was, or the steps form one line (each the child of the step before it, as ``build``
+        reads a line) that ends at the leaf and still holds the last compaction that let go,
+        after which the leaf's history starts anew."""
+        released = self.released
+        if released is None:
+            return True
+        entries = self.entries
+        if entries.get(released.id) is not released:
+            return False
+        up: str | None = None
+        for entry in entries.values():
+            if entry.parent != up:
+                return False
+            up = entry.id
+        leaf = self.leaf
+        return leaf is None or leaf not in entries or leaf == up
 
     @property
     def requests(self) -> list[Request]:

@@ -24,6 +24,7 @@ API content blocks:
 
 from __future__ import annotations
 
+import itertools
 import os
 from pathlib import Path
 from typing import Any, Final
@@ -251,12 +252,13 @@ class _Reply(msgspec.Struct):
 
 
 @bulk
-def read(path: Path, *, tolerant: bool = False) -> AgentLog:
-    """Read a Claude Code session file (see the module docstring)."""
+def read(path: Path, *, tolerant: bool = False, leaf_only: bool = False) -> AgentLog:
+    """Read a Claude Code session file (see the module docstring; ``leaf_only``: see
+    :attr:`AgentLog.leaf_only`)."""
     lines = JsonLines(path, tolerant=tolerant)
     source = str(path)
     stem = path.stem
-    log = AgentLog(AGENT, path, stem, "", 0)
+    log = AgentLog(AGENT, path, stem, "", 0, leaf_only=leaf_only)
     reader = _Reader(log, Where(source, 1))
     at = reader.at
     for line, record in lines.mixed(_TYPED):
@@ -301,6 +303,8 @@ class _Reader:
         self.settled = False
         """The log's session id, working directory, version and start are known (what
         :meth:`typed` takes from a record only while one of them is not)."""
+        self.spent = 0
+        """How many of ``replies`` :meth:`let_go` has seen."""
 
     def record(self, record: dict[str, Any]) -> None:
         at, loss, log = self.at, self.loss, self.log
@@ -353,6 +357,7 @@ class _Reader:
                 trigger=meta.get("trigger") if isinstance(meta.get("trigger"), str) else None,
             )
             self.boundaries[uuid] = entry
+            self.let_go(log.compacted(entry))
             loss.rest(
                 meta, known("preTokens", "trigger"), "system/compact_boundary:$.compactMetadata"
             )
@@ -367,6 +372,22 @@ class _Reader:
             loss.drop(f"{kind}:$" if kind != "system" else f"system/{record.get('subtype')}:$")
             return
         loss.rest(record, _RECORD, _RECORD_PATHS[kind])
+
+    def let_go(self, released: bool) -> None:
+        """At a compaction: when ``AgentLog.compacted`` let go of the history before it
+        (``released``), the replies since the compaction before it keep only their calls: their
+        text, reasoning and signed thinking are what the leaf's snapshot cannot hold (their
+        messages are made at the end). Either way, later compactions leave them as they are."""
+        replies = self.replies
+        if released:
+            # the newest ones, from the end (islice from the start would pass all the older)
+            for reply in itertools.islice(reversed(replies.values()), len(replies) - self.spent):
+                content = reply.content
+                if len(content) != 1 or content[0].tool_call is None:  # (one call: the common case)
+                    content[:] = [b for b in content if b.tool_call is not None]
+                reply.thinking.clear()
+                reply.context.clear()
+        self.spent = len(replies)
 
     def typed(self, record: _User | _Assistant) -> bool:
         """A user or assistant record of a common shape, read as :meth:`record` reads it; False

@@ -263,8 +263,9 @@ _TURN_CONTEXT_UNUSED: Final = Unused(_TurnContext, _TURN_CONTEXT, "turn_context:
 
 
 @bulk
-def read(path: Path, *, tolerant: bool = False) -> AgentLog:
-    """Read a Codex rollout (see the module docstring)."""
+def read(path: Path, *, tolerant: bool = False, leaf_only: bool = False) -> AgentLog:
+    """Read a Codex rollout (see the module docstring; ``leaf_only``: see
+    :attr:`AgentLog.leaf_only`)."""
     lines = JsonLines(path, tolerant=tolerant)
     head, at, records = lines.first("Codex rollout", _TYPED)
     legacy = "payload" not in head and head.get("type") != "session_meta"
@@ -273,7 +274,14 @@ def read(path: Path, *, tolerant: bool = False) -> AgentLog:
         raise at.fail("not a Codex rollout: line 1 is not the session meta")
     thread = at.text(meta, "id", "the session meta", required=True) or ""
     created = iso_seconds(meta.get("timestamp")) or iso_seconds(head.get("timestamp"))
-    log = AgentLog(AGENT, path, thread, at.text(meta, "cwd", "the session meta") or "", created)
+    log = AgentLog(
+        AGENT,
+        path,
+        thread,
+        at.text(meta, "cwd", "the session meta") or "",
+        created,
+        leaf_only=leaf_only,
+    )
     log.version = meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None
     log.parent_session = _parent(meta.get("source")) or (
         meta["forked_from_id"] if isinstance(meta.get("forked_from_id"), str) else None
@@ -764,6 +772,7 @@ class _Reader:
         entry = self.step(time)
         # what the context held: the last request's tokens, as Codex recorded them (else estimated)
         entry.compaction = Compaction(head, tokens_before=self.context_tokens, trigger="auto")
+        self.log.compacted(entry)
         self.context_tokens = None
         self.entry = None
         self.loss.rest(payload, known("message", "replacement_history"), "compacted:$.payload")

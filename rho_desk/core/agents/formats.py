@@ -44,31 +44,31 @@ log pays for one reader). A reader is imported by its module's name (``from .cod
 read``), not as a name of the package, whose lazy names would parse the package's source first."""
 
 
-def _read_claude_code(path: Path, *, tolerant: bool = False) -> AgentLog:
+def _read_claude_code(path: Path, *, tolerant: bool = False, leaf_only: bool = False) -> AgentLog:
     from .claude_code import read
 
-    return read(path, tolerant=tolerant)
+    return read(path, tolerant=tolerant, leaf_only=leaf_only)
 
 
-def _read_codex(path: Path, *, tolerant: bool = False) -> AgentLog:
+def _read_codex(path: Path, *, tolerant: bool = False, leaf_only: bool = False) -> AgentLog:
     from .codex import read
 
-    return read(path, tolerant=tolerant)
+    return read(path, tolerant=tolerant, leaf_only=leaf_only)
 
 
-def _read_gemini(path: Path, *, tolerant: bool = False) -> AgentLog:
+def _read_gemini(path: Path, *, tolerant: bool = False, leaf_only: bool = False) -> AgentLog:
     from .gemini import read
 
     return read(path, tolerant=tolerant)
 
 
-def _read_opencode(path: Path, *, tolerant: bool = False) -> AgentLog:
+def _read_opencode(path: Path, *, tolerant: bool = False, leaf_only: bool = False) -> AgentLog:
     from .opencode import read
 
     return read(path, tolerant=tolerant)
 
 
-def _read_pi(path: Path, *, tolerant: bool = False) -> AgentLog:
+def _read_pi(path: Path, *, tolerant: bool = False, leaf_only: bool = False) -> AgentLog:
     from .pi import read
 
     return read(path, tolerant=tolerant)
@@ -187,8 +187,12 @@ def _by_prefix(line: bytes, path: Path) -> str | None:
     return None
 
 
-def read_log(path: Path | str, *, agent: str | None = None, tolerant: bool = False) -> AgentLog:
-    """The log at ``path``, read by ``agent``'s reader (default: the detected one).
+def read_log(
+    path: Path | str, *, agent: str | None = None, tolerant: bool = False, leaf_only: bool = False
+) -> AgentLog:
+    """The log at ``path``, read by ``agent``'s reader (default: the detected one); with
+    ``leaf_only``, for the snapshot of its active leaf only (:attr:`AgentLog.leaf_only`: the
+    readers of Claude Code and Codex let go of what that snapshot cannot hold).
 
     Raises:
         InputError: not another agent's session (or not one ``agent`` reads), or malformed
@@ -203,14 +207,22 @@ def read_log(path: Path | str, *, agent: str | None = None, tolerant: bool = Fal
         raise InputError(
             "not a session of Claude Code, Codex, Gemini CLI, opencode or Pi", source=str(path)
         )
-    return READERS[name](path, tolerant=tolerant)
+    return READERS[name](path, tolerant=tolerant, leaf_only=leaf_only)
 
 
 def open_session(
-    path: Path | str, *, agent: str | None = None, tolerant: bool = False
+    path: Path | str, *, agent: str | None = None, tolerant: bool = False, leaf_only: bool = False
 ) -> AgentSessionFile:
-    """Another agent's session as the revision tree the Rho reader produces (read-only)."""
-    return build(read_log(path, agent=agent, tolerant=tolerant))
+    """Another agent's session as the revision tree the Rho reader produces (read-only).
+
+    With ``leaf_only`` the tree is good for the snapshot of its active leaf only: the tool
+    results (and Claude Code's replies) of revisions before the leaf's last compaction may be
+    empty but for their calls (read as :attr:`AgentLog.leaf_only` says; a log whose leaf turns out to be on a
+    branch is read again whole)."""
+    log = read_log(path, agent=agent, tolerant=tolerant, leaf_only=leaf_only)
+    if not log.keeps_leaf():
+        log = read_log(path, agent=agent, tolerant=tolerant)
+    return build(log)
 
 
 def default_homes(env: Mapping[str, str] | None = None) -> dict[str, Path]:

@@ -59,10 +59,16 @@ def agent_of(path: Path) -> str | None:
 
 
 def read_transcript(
-    path: Path | str, *, tolerant: bool = False, share: bool = True, check_name: bool = True
+    path: Path | str,
+    *,
+    tolerant: bool = False,
+    share: bool = True,
+    check_name: bool = True,
+    leaf_only: bool = False,
 ) -> SessionFile:
     """The transcript at ``path`` as a revision tree: Rho's (``read_session``), or another
-    agent's built into the same tree (read-only).
+    agent's built into the same tree (read-only; with ``leaf_only``, a tree good only for the
+    snapshot of its active leaf: ``open_session``).
 
     Raises:
         SessionFileError: the file is malformed (file, line and reason).
@@ -73,7 +79,7 @@ def read_transcript(
     if agent_of(path) is not None:
         from ..agents.formats import open_session
 
-        return open_session(path, tolerant=tolerant)
+        return open_session(path, tolerant=tolerant, leaf_only=leaf_only)
     from .rho_files.reader import read_session
 
     return read_session(path, share=share, tolerant=tolerant, check_name=check_name)
@@ -105,7 +111,7 @@ def open_snapshot(
     """
     path = Path(path)
     if is_session_file(path):
-        session = read_transcript(path, share=False)
+        session = read_transcript(path, share=False, leaf_only=revision is None)
         if notes is not None:
             notes.extend(session.notes)
         tree = session.tree  # dropped once the snapshot is made

@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 12 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 13 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -250,6 +250,59 @@ against them). The same checks run over every batch; what differs is data (``BAT
   with batch 11 from the same kinds of source, which a random draw within each source left out
   of it, kept unmeasured and unread until then. They show whether fixes made from batch 11's
   forms reach their siblings.
+- batch 13: 255 forms and 51 look-alikes, blind on ``25c6d39`` (32 leaked, 21 with ``findings:
+  0``; 13 look-alikes damaged), two thirds of a batch written blind (the other third, drawn by a
+  seeded shuffle, is kept unmeasured as the next batch): AI agents' own configuration (MCP
+  servers' ``env`` and ``headers`` in Claude Desktop, Cursor, Windsurf, Cline, Zed, VS Code,
+  Gemini CLI, Codex and goose files, ``claude mcp add -e``, the MCP inspector's token, rules files
+  such as ``AGENTS.md`` and ``CLAUDE.md``, LibreChat, Open WebUI), home automation and media
+  servers (Home Assistant, ESPHome, Node-RED, zigbee2mqtt's byte-list key, Tasmota, Homebridge,
+  go2rtc, Z-Wave JS, Shelly, Plex, Jellyfin, the *arr apps, Subsonic's ``p=enc:`` hex, Immich,
+  Kodi, NZBGet), message brokers (Kafka JAAS and SASL, kcat, RabbitMQ, the Erlang cookie, NATS,
+  MQTT, Artemis, Service Bus and Event Hubs, Solace, EMQX), data and ML tools (Airflow
+  connections, dbt, MLflow, W&B, Hugging Face, DVC, Spark, Jupyter, Databricks, Snowflake,
+  Kaggle, Neptune, Metabase, Prefect, LangSmith, Superset), backup tools (restic, borg and its
+  keyfile, borgmatic, rclone's obscured passwords, duplicity, kopia, Duplicati, Bacula, Proxmox
+  Backup, Syncthing, SSE-C keys), network gear (IOS type 7 and SNMPv3, Junos ``$9$``, RouterOS,
+  pfSense, OPNsense, WireGuard, strongSwan, OpenVPN, EdgeOS, ArubaOS, ASA, hostapd, netplan,
+  headscale, NetBird, ZeroTier), VoIP (Asterisk, FreeSWITCH, voicemail PINs, Grandstream's
+  P-values, Yealink, Kamailio, linphone), Windows administration (cmdkey, ``net use``, PsExec,
+  ``ConvertTo-SecureString``, Unattend.xml's UTF-16LE base64, schtasks, Winlogon, netsh, IIS,
+  machineKey, BitLocker recovery passwords, product keys, wmic), macOS (``security``, ``defaults``,
+  launchd, dscl, sysadminctl, app-specific passwords), mobile signing (Gradle, keytool,
+  apksigner, fastlane, ``.p8``, xcconfig, ``--dart-define``, EAS), game servers (Minecraft,
+  Source, Factorio, Valheim, ARK, Palworld, Rust, Pterodactyl, TeamSpeak, steamcmd), mail
+  (mutt, fetchmail, Thunderbird, Postfix, Dovecot, ssmtp, exim, swaks, IMAP and SMTP
+  transcripts), HPC (Slurm, conda token channels, Globus, JupyterHub, Apptainer), wallets
+  (mnemonics, hex and WIF keys, a Solana byte list, xprv, a macaroon), payments (card numbers,
+  Adyen, Square, Braintree, Mollie, Razorpay, PayPal, QuickBooks, Plaid, Wise), fixtures and
+  seeds, traces of Elixir, Rust, Zig, Kotlin, Swift, Flutter, R, Julia, Gleam, OCaml, Crystal,
+  Go, .NET, Nim and Scala, chat exports (Slack, Teams, WeeChat, Matrix, Discord, Telegram's
+  entities, Mattermost, Zulip, Jira's ADF), prose mixing two languages in one message,
+  screen-copied text (a wrapped token, a soft hyphen, a zero-width space, NBSP, a box-drawn
+  table, console pages, a Wi-Fi QR payload), values split in code (``"A" + "B"``, ``join``,
+  adjacent quotes, ``CONCAT``, ``concat!``), URLs' query strings of other services, and the
+  session's places; look-alikes from the same sources (references and placeholders, ids,
+  digests, public keys, DKIM records and signatures, a Digest response, fingerprints, lockfile
+  hashes, an IBAN, Django's unusable password, a public Mapbox token); further forms (22 and 12
+  look-alikes, ``x-split-``) for a value split into literals joined in code, in syntaxes and places
+  the batch does not hold (JS, Lua's ``..``, PHP's and Perl's ``.``, SQL's ``||``, VB's ``&`` and
+  ``& _``, Elixir's ``<>``, Jinja's ``~``, ``"".join``, C's adjacent literals, Python's in
+  parentheses, the shell's ``'ab'"cd"`` and a backslash-newline, Ruby's ``"ab" \\``, MySQL's
+  ``CONCAT`` into a variable, C#'s ``string.Concat``, Java's ``String.join``), and literals joined
+  beside credential names that are no credential (a variable's name, a URL, a path, a label, a
+  log prefix, columns); further forms (19 and 13 look-alikes, ``x-rec-``) for a credential by its
+  place in a record of a file no reader knew (Dovecot's ``{CLEARTEXT}`` in grep rows,
+  ``doveadm pw -s PLAIN``'s output, ipsec.secrets' ``XAUTH``, ``NTLM``, ``PSK`` between two ids
+  and ``EAP`` of words, exim's ``passwd.client`` printed by ``cat``, Postfix's ``sasl_passwd``,
+  davfs2's ``secrets`` printed and with a quoted user, ppp's ``chap-secrets`` and
+  ``pap-secrets``, ``rsyncd.secrets``, a plain mosquitto password file, Wi-Fi QR payloads
+  quoted, in ``qrencode``'s argument, of letters only and in an f-string), and ``/etc/passwd``,
+  ``/etc/group``, ``/etc/shadow``'s locked fields, ``fstab``, a crontab, ``host:port:db`` lines,
+  an open network's QR payload, ipsec.secrets' key files, a commented davfs2 or exim template,
+  ``/etc/subuid``, ``/etc/aliases``, ``/etc/hosts``; 5 look-alikes written after the fix
+  (``/etc/passwd`` under its path, the QR format's placeholders, hashed schemes and a bcrypt
+  hash under a layout comment, ipsec.secrets' ``%prompt``).
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -288,7 +341,6 @@ _LIMITS_3: dict[str, str] = {
     "cfg-nginx-basic-header": "a header's value quoted as one nginx argument (`Authorization \"Basic …\"`): the scheme's quote hides the base64",
     "cfg-haproxy-userlist": "haproxy `stats auth user:X`: a directive's user:password word",
     "cfg-postfix-sasl": "postfix sasl_passwd `host user:X` with a letters-only app password",
-    "cfg-chap-secrets": "ppp chap-secrets columns (client server secret ip) under a commented header",
     "sh-read-s-transcript": "a value echoed after `read -s`: nothing names it on its line",
     "vendor-razorpay-neutral-json": "`rzp_live_` is Razorpay's key id (shown in checkout pages); the batch counted it as a secret",
     "enc-go-byte-slice": "a Go byte slice of hex literals is not decoded",
@@ -487,7 +539,6 @@ _LIMITS_11: dict[str, str] = {
     "net-mullvad-account": f"{_ARGV}: `mullvad account login <16 digits>` (the account number is the login)",
     "net-protonvpn-ovpn-auth": f"{_BARE}: an OpenVPN `auth-user-pass` file, the password alone on line 2 (line 1 is redacted)",
     "net-tor-hidserv-auth": f"{_RECORD}: Tor's `<onion>:descriptor:x25519:<base32 key>`",
-    "net-pppoe-chap-secrets": f'{_RECORD}: pppd chap-secrets `"client" * "X" *` under a commented header',
     "db-pgbackrest-conf": f"{_NAME}: pgBackRest `repo1-s3-key=` (the key id half; `-key-secret` and `cipher-pass` are redacted)",
     "db-hana-hdbuserstore": f"{_ARGV}: `hdbuserstore SET KEY host user X` by position",
     "db-kdb-hopen": f"{_RECORD}: kdb+ ``hopen `:host:port:user:X``",
@@ -662,6 +713,51 @@ _UNFLAGGED_12 = set(_LIMITS_12) - {
 }
 
 
+# batch 13 (measured blind on 25c6d39), by cause
+_LIMITS_13: dict[str, str] = {
+    "game-srcds-cmdline": f"{_ARGV}: Source's `+sv_setsteamaccount X +rcon_password X` (a `+name value` console variable on the command line)",
+    "game-steamcmd-guard-user": f"{_ARGV}: steamcmd's `+login user X <guard code>` in a user's text: the Steam Guard code after the password (the password is redacted)",
+    "mac-dscl-passwd": f"{_ARGV}: `dscl . -passwd /Users/u X` by position",
+    "win-net-use-positional": f"{_ARGV}: `net use Z: \\\\host\\share X /user:…` by position",
+    "net-cisco-snmpv3-user": f"{_DIRECTIVE}: IOS `snmp-server user … auth sha X priv aes 128 Y`: the privacy password after the key size (the auth password is redacted)",
+    "fx-prisma-seed-bcrypt": f'{_POSITION}: `bcrypt.hash("X", 10)` (the plaintext a seed script hashes)',
+    "win-netsh-wlan-key-clear": f"{_WORDS}: netsh's `Key Content : <three words>`",
+    "chat-mattermost-jsonl": f"{_WORDS}: `ssh key passphrase for deploy@ is <four words>` in a Mattermost export's JSON `message`",
+    "wal-electrum-seed-title": "a 12-word seed phrase, words only, in a title after `restore electrum wallet from`: no credential noun names it",
+    "bk-borg-keyfile": f"{_BARE}: a borg keyfile's base64 lines under its `BORG_KEY <repository id>` header",
+    "wal-bitcoin-wif": f"{_ALONE}: a Bitcoin WIF private key (base58, `K`/`L` and 51 characters) printed by `bitcoin-cli dumpprivkey`",
+    "loc-write-env-file": f"{_NAME}: `LICENSE_BLOB=<64 base64url>` (`SIGNING_SEED` and `SESSION_PEPPER` beside it are redacted)",
+    "ha-homebridge-pin-ring": f'{_NAME}: Homebridge\'s `"pin": "NNN-NN-NNN"` (a HomeKit setup code; the Ring refresh token is redacted)',
+    "url-pushover-form": f"{_NAME}: Pushover's `--form-string 'user=X'` (the user key; `token=` is redacted), batch 12's `saas-pushover-curl` again",
+    "mac-launchd-plist-env": "a Sentry DSN's key in a launchd plist's `<string>` under `SENTRY_DSN` (Sentry says a DSN may be public; the batch counted it); `DB_PASSWORD` is redacted",
+    "net-opnsense-api-curl": "OPNsense's `curl -u \"KEY:SECRET\"`, 80 characters each with `+` and `/`: the key half, a pair's user (the secret half is redacted)",
+    "chat-rocketchat-hook-url": f"{_URL_KEY}: Rocket.Chat's `/hooks/<id>/<token>` in a user's text",
+    "loc-cwd-share-path": "a GVfs mount's `user=DOMAIN%3BX` in the `cwd`: a value after an escaped `;` in a share's key list",
+    "chat-telegram-split-entities": f"{_SIBLING}: a Telegram export's text entities, the noun in one string and the value in the next element's `\"text\"`",
+    "fx-sql-seed-api-keys": "a SQL `INSERT INTO api_keys (name, key, …) VALUES (…)`: the value's column named `key` by the column list, not beside it",
+    "sys-nginx-basic-header": f"{_LIMITS_3['cfg-nginx-basic-header']} (batch 3's nginx form, in `proxy_set_header`)",
+    "pr-otp-with-space": f"{_PROSE_8}: `2FA code 123 456` (a one-time code, its digits split by a space)",
+    "bk-restic-password-command-cwd": "a token-shaped directory name (`rst_<base64url>`) as the whole `cwd`: a path's segment names nothing",
+}
+_UNFLAGGED_13 = {
+    "game-steamcmd-guard-user",
+    "mac-dscl-passwd",
+    "win-net-use-positional",
+    "net-cisco-snmpv3-user",
+    "fx-prisma-seed-bcrypt",
+    "win-netsh-wlan-key-clear",
+    "chat-mattermost-jsonl",
+    "wal-electrum-seed-title",
+    "ha-homebridge-pin-ring",
+    "mac-launchd-plist-env",
+    "chat-rocketchat-hook-url",
+    "loc-cwd-share-path",
+    "chat-telegram-split-entities",
+    "sys-nginx-basic-header",
+    "pr-otp-with-space",
+}
+
+
 def _unflagged(limits: dict[str, str], ids: Collection[str]) -> dict[str, str]:
     """The limits of ``ids`` as forms the second opinion does not flag either: by shape it sees
     nothing to flag in them. Every id must be one of the limits (a stale id is an error here,
@@ -791,7 +887,7 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_9,
         unflagged=_unflagged(_LIMITS_9, _UNFLAGGED_9),
         damaged={
-            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 79)",
+            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 81)",
             "x-ok-camel-digits": "`OAuth2Client` (a class's name holding `auth`) read as a credential word, and `ResNet50V2Backbone` two words after it as its generated-looking value",
             "x-ok-pr-models": "`OLMo-2-1124-7B-Instruct` read as a high-entropy value",
             "x-ok-pr-tickets": "`MyApp_v2_Release3` after `TC_401_AuthV2,` read as a credential's value",
@@ -823,6 +919,29 @@ BATCHES: dict[int, Batch] = {
         },
     ),
     12: Batch(12, 177, 0, _LIMITS_12, unflagged=_unflagged(_LIMITS_12, _UNFLAGGED_12)),
+    13: Batch(
+        13,
+        255,
+        51,
+        _LIMITS_13,
+        unflagged=_unflagged(_LIMITS_13, _UNFLAGGED_13),
+        damaged={
+            "ok-postconf-sasl-maps": "`smtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd`: a map's type and path under a name holding `password`",
+            "ok-email-headers-dkim-sig": "a DKIM-Signature's `bh=` (the body's hash) and `b=` (the signature), public header values, read as random values",
+            "ok-jellyfin-item-url": "Jellyfin's `/Items/<32 hex>/Images/…` after a URL's port: an item id read as a random value",
+            "ok-kafka-cluster-id": "`kafka-storage.sh format -t <cluster id>`: a cluster id (22 base64url) after a short option read as its credential",
+            "ok-git-log-rotate": "`Bump version to 2.14.3-rc.1+build.<sha>` below commit subjects that name a password and a key",
+            "ok-rclone-md5sum": "`rclone md5sum`'s `<md5>  photos/2025/IMG_0413.jpg`: the path before `.jpg` read as a random value",
+            "ok-accounting-csv-refs": "a German IBAN (`DE` and 20 digits) in an accounting CSV read as a random value",
+            "ok-keytool-list-fingerprints": "keytool's `SHA1: AB:CD:…` certificate fingerprint: the bytes after the fourth read as a `name:value` pair's value",
+            "ok-mapbox-public-token": "`mapboxgl.accessToken = 'pk.…'`: a public token under a credential-named property (batch 9's look-alike again)",
+            "ok-django-fixture-unusable": "Django's unusable-password marker (`!` and 40 random characters, which no password matches) under `password`",
+            "ok-openvpn-auth-digest": "OpenVPN's `auth SHA256` (the HMAC digest's name) read as a credential directive's value",
+            "ok-sip-digest-trace": "a SIP `Authorization: Digest username=…, response=<md5>` (a hash, not the password) and the `branch=` id read as credentials",
+            "ok-env-example-placeholders": "`postgres://user:password@localhost` in an `.env.example`: the placeholder word as a URL's password",
+            "x-rec-ok-fstab": "fstab's `credentials=/root/.smbcredentials` (a path to the credentials file, under a credential's name) read as the value",
+        },
+    ),
 }
 
 _FORMS: dict[int, list[dict[str, Any]]] = {

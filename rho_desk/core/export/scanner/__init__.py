@@ -13,7 +13,7 @@ joined by ``0xFF``) in this order:
    ``_vendors``): vendor tokens, JWTs, keys by their prefix, a token whose prefix names a secret,
    over the runs; and the credentials rho-desk holds, literally (``known_forms``);
 4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``; names read by ``_names``, values
-   by ``_values``):
+   by ``_values``, literals joined in code into one value by ``_joined``):
    headers, URLs, private-key blocks, values under a credential name on their name's line, keys
    by their vendor's name (``_vendors``), and the flags and positions of command lines, over the
    text without the blobs' bodies; then **structure** (``_structure`` confirms the lines the
@@ -42,7 +42,9 @@ joined by ``0xFF``) in this order:
    the value printed on the line after it, Redis' numbered replies; **key material**
    (``_material``): lines of key material or codes that what stands around them names (an
    armored block's label, a heading naming recovery codes, a cipher, a key's name before a
-   list of byte values, a google-authenticator file's option lines); then
+   list of byte values, a google-authenticator file's option lines); **records** (``_records``):
+   a password by its place in a record (Dovecot's ``{PLAIN}X``, ipsec.secrets' ``: EAP "X"``, a
+   Wi-Fi QR payload's ``P:X;``, the records under a comment naming their file or layout); then
    random-looking values where a credential stands (``_entropy``) and an AWS secret key next to
    its id;
 5. **views** (``_views``): the same text normalised (shell continuations and every

@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 79
+RULESET_VERSION: Final = 81
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -306,7 +306,17 @@ name or an identifier's words), a dotted option's last segment (``--server.passw
 command of a group piped into a client's standard input, a client's own authenticating command
 fed to it, a random-looking literal printed twice into any command, sshfs's ``-o
 password_stdin``, a literal after a constant naming a credential (``CURLOPT_USERPWD, "u:X"``).
-79: what a value is can say it is no secret, whichever pass found it; such hits are dropped last
+79: a credential name's value written as literals joined in code (``_joined``): by an operator
+(``+``, ``..``, ``.``, ``||``, ``&``, ``<>``, ``~``), side by side (``"ab" "cd"``, ``'ab'"cd"``)
+or by a call (``CONCAT(…)``, ``strings.Join(…)``, ``"".join(…)``), read as one value, redacted
+from its first piece to its last; VB's ``As String`` between a name and its ``=``.
+80: a password by its place in a record (``_records``): after a plaintext scheme's marker
+(``{PLAIN}X``, ``{CLEARTEXT}X``), after ipsec.secrets' type (``: EAP "X"``, ``XAUTH``, ``NTLM``, a
+key file's quoted passphrase), a Wi-Fi QR payload's ``P:X;``, the records under a comment naming
+their file (``# /etc/davfs2/secrets``) or their layout (``# host:login:password``), the column of
+known credential files (``FILE_LAYOUTS``: exim's ``passwd.client``, ppp's secrets, davfs2's,
+rsyncd's) whatever the value's shape; a record of ``/etc/passwd`` or ``/etc/shadow`` gives none.
+81: what a value is can say it is no secret, whichever pass found it; such hits are dropped last
 (``_benign``; the rules of ``ALWAYS_KEPT`` excepted): a password's stored hash known by its whole
 format (``_hashes``: crypt and bcrypt, apr1, argon2, Django's and werkzeug's, SCRAM, ``{SSHA}``,
 qBittorrent's ``@ByteArray(…)``, Transmission's ``{`` + 40 hex, MySQL's ``*`` + 40 hex); a key

@@ -32,6 +32,7 @@ from itertools import pairwise
 from typing import Final
 
 from ._catalogue import Hit
+from ._joined import empty_join, joined_call, joined_text, pieces
 from ._names import (
     FOREIGN_WORDS,
     NAME_BYTES,
@@ -112,8 +113,11 @@ def vendor_token(value: bytes) -> bool:
 
 # --- the passes -------------------------------------------------------------------------------
 
-# a declared type between the name and the operator: ``var token string = ``, ``token: str = ``
-_TYPE: Final = rb"(?:[ \t]{1,4}(?:string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:string|str))?"
+# a declared type between the name and the operator: ``var token string = ``, ``token: str = ``,
+# VB's ``Dim token As String = ``
+_TYPE: Final = (
+    rb"(?:[ \t]{1,4}(?:(?:as[ \t]{1,4})?string|str|\[\]byte)|[ \t]{0,4}:[ \t]{0,4}(?:string|str))?"
+)
 _PAD: Final = rb"(?:[ \t]|\\t){0,4}"
 """Between a name and its operator: spaces and tabs, a tab JSON-escaped too (odbc.ini's
 ``Password\\t= X`` in an export)."""
@@ -296,8 +300,6 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         if not sized_key(sized.group("hex")):
             return None
         return Hit("credential-assignment", *sized.span("hex"), sized.group("hex"))
-    if keyed is _no_value:
-        return None
     if sep.endswith(b",") and (name_start == 0 or data[name_start - 1] not in b"\"'"):
         return None  # "NAME", "value": the name is quoted too
     if (
@@ -308,7 +310,14 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         return None  # NAME" value="...": only in <add key="NAME" value="..."/>
     if keyed is not None:
         span = value_span(data, pos)
-        if span is None or not keyed(data[span[0] : span[1]]):
+        if span is None:
+            return None
+        joined = _joined(data, pos, span)
+        if joined is not None and (  # a key's pieces joined in code: judged as the value they make
+            high_entropy(joined[2]) if keyed is _no_value else keyed(joined[2])
+        ):
+            return Hit("credential-assignment", *joined)
+        if keyed is _no_value or not keyed(data[span[0] : span[1]]):
             return None
         return Hit("credential-assignment", span[0], span[1], data[span[0] : span[1]])
     if sep.endswith(b">") and not sep.endswith(_ARROWS):
@@ -352,11 +361,20 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
         # a quoted value is the credential whatever its shape (letters only, spaces); a backquoted
         # one is a command's output or a template unless it reads as a credential
         command = data[start - 1] == 0x60 and not sep.endswith(b":=")  # Go's `…` is a raw string
+        joined = _joined(data, pos, span)  # "ab" + "cd", 'ab'"cd", "".join(["ab", "cd"])
+        if joined is not None and (
+            secretish(joined[2], quoted=True)
+            or (not command and literal_value(joined[2], quoted=True, name=name))
+        ):
+            return Hit(rule, *joined)
         if secretish(value, quoted=True) or (
             not command and literal_value(value, quoted=True, name=name)
         ):
             return Hit(rule, start, end, value)
         inner = wrapped_literal(data, start, end)  # "{{ lookup(…) | default('X') }}"
+        joined = None if inner is not None else _judged(data, joined_call(data, start, end))
+        if joined is not None and literal_value(joined[2], quoted=True, name=name):
+            return Hit(rule, *joined)  # "{{ 'ab' ~ 'cd' }}"
         return None if inner is None else Hit(rule, *inner, data[inner[0] : inner[1]])
     if value.endswith(b":"):
         return None  # the next name of a list of names (the pattern's guard refuses these too)
@@ -369,6 +387,9 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
                 text_end -= 1
             if literal_value(data[start:text_end], quoted=True, name=name):
                 return Hit(rule, start, text_end, data[start:text_end])
+    joined = _joined(data, pos, span)  # CONCAT('ab', 'cd'), strings.Join([]string{…}, "")
+    if joined is not None and literal_value(joined[2], quoted=True, name=name):
+        return Hit(rule, *joined)
     config = config_value(data, name_start, name, m.group("sep"), start, end)
     if config is not None and literal_value(data[config[0] : config[1]], quoted=False, name=name):
         return Hit(rule, config[0], config[1], data[config[0] : config[1]])
@@ -377,6 +398,24 @@ def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if not secretish(value, quoted=False) or key_id(value, name):
         return None
     return Hit(rule, start, end, value)
+
+
+def _joined(data: bytes, pos: int, span: tuple[int, int, bool]) -> tuple[int, int, bytes] | None:
+    """A value at ``pos`` (``span`` as ``value_span`` read it) written as literals joined in code
+    (``_joined``): from its first piece to its last, and the value the pieces make. None when it
+    is one literal or none, or a piece stands for what it names (``"Bearer " + "<token>"``)."""
+    start, end, quoted = span
+    if not quoted:
+        return _judged(data, joined_call(data, pos))
+    return _judged(data, pieces(data, start, end) if end > start else empty_join(data, end))
+
+
+def _judged(data: bytes, spans: list[tuple[int, int]] | None) -> tuple[int, int, bytes] | None:
+    """``_joined``'s answer for the pieces ``spans``."""
+    if spans is None or len(spans) < 2:
+        return None
+    whole = joined_text(data, spans)
+    return None if whole is None else (spans[0][0], spans[-1][1], whole)
 
 
 _KEY_AFTER: Final = re.compile(rb"\\{0,7}[\"'][ \t]{0,4}:")
@@ -481,6 +520,9 @@ def _pass_space(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if span is None:
         return None
     start, end, quoted = span
+    joined = _joined(data, pos, span)
+    if joined is not None:  # PASSWORD 'ab' || 'cd', PASSWORD CONCAT('ab', 'cd')
+        return Hit("credential-assignment", *joined) if quoted_password(joined[2]) else None
     if not quoted and said is None:
         return None  # "password foo" without a quote: a word of prose
     value = data[start:end]

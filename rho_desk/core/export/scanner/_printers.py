@@ -33,7 +33,14 @@ from typing import Final
 from ._names import name_is_credential, name_words
 from ._values import literal_value, secretish
 
-__all__ = ["PRINTERS", "READERS", "printed_values"]
+__all__ = [
+    "PRINTERS",
+    "READERS",
+    "names_accounts",
+    "names_credential",
+    "printed_values",
+    "record_fields",
+]
 
 PRINTERS: Final[tuple[tuple[str, tuple[str, ...], str], ...]] = (
     # (program, subcommand words, a word of the command that must hold this text, or "")
@@ -224,7 +231,7 @@ _ACCOUNT_FILES: Final = frozenset(
     {"users", "userlist", "userdb", "passdb", "htpasswd", "htdigest", "accounts", "vusers"}
 )
 """Names of files of accounts (dovecot's ``users``, ``.htpasswd``): their records' generated
-fields are passwords (``_record_fields``), their other lines names."""
+fields are passwords (``record_fields``), their other lines names."""
 
 
 def names_accounts(path: str) -> bool:
@@ -368,6 +375,18 @@ def printed_values(command: str, output: str) -> list[str]:
         ):
             return _material_lines(output)
         return []
+    layout = next(
+        (
+            file_layout(w)
+            for words in _words(command)
+            if _reader(words)
+            for w in words
+            if file_layout(w)
+        ),
+        None,
+    )
+    if layout is not None:
+        return _column_values(output, layout)  # cat /etc/exim4/passwd.client
     if prints_secret(command):
         if any(_selects_about(words) for words in _words(command)):
             return []  # -o jsonpath='{.metadata.name}', -field=username: about the secret
@@ -376,7 +395,7 @@ def printed_values(command: str, output: str) -> list[str]:
         # named by the command only: the lines of the output that read as a credential
         return [value for value in output_values(output) if _random_word(value)]
     if any(_reader(words, names_accounts) for words in _words(command)):
-        return [f for line in output.splitlines() for f in _record_fields(line.strip())]
+        return [f for line in output.splitlines() for f in record_fields(line.strip())]
     return []
 
 
@@ -399,7 +418,57 @@ def read_values(path: str, output: str) -> list[str]:
     """The values a file tool's ``output`` holds when ``path`` names a credential."""
     if not path or not output or not names_credential(path):
         return []
+    layout = file_layout(path)
+    if layout is not None:
+        return _column_values(output, layout)
     return output_values(output, records=True)
+
+
+FILE_LAYOUTS: Final[dict[str, tuple[bytes, int]]] = {
+    "passwd.client": (b":", 2),  # exim: host:login:password
+    "chap-secrets": (b" ", 2),  # ppp: client server secret IP addresses
+    "pap-secrets": (b" ", 2),
+    "rsyncd.secrets": (b":", 1),  # user:password
+    "davfs2/secrets": (b" ", 2),  # URL or mount point, user, password
+}
+"""Credential files whose records hold the password in a known column (the separator, the
+column): its value is the password whatever its shape (``_records`` reads the same columns under
+a comment naming the file)."""
+_HASHED: Final = re.compile(rb"\$[0-9a-z]{1,8}\$|\{[A-Z0-9.\-]{2,24}\}")
+"""A crypt(3) hash's or a scheme's head (``$6$``, ``{SSHA}``): a hash, not a password."""
+
+
+def file_layout(path: str) -> tuple[bytes, int] | None:
+    """The layout of the records of the file at ``path`` (``FILE_LAYOUTS``), or None."""
+    path = path.strip().strip("'\"").rstrip("/")
+    for name, layout in FILE_LAYOUTS.items():
+        if path == name or path.endswith("/" + name):
+            return layout
+    return None
+
+
+def column_value(value: bytes) -> bool:
+    """A record's field in its password column that is the password: not empty, ``*`` or ``-``
+    (none), a hash, a placeholder or a reference."""
+    return (
+        value not in (b"", b"*", b"-")
+        and _HASHED.match(value) is None
+        and literal_value(value, quoted=True)
+    )
+
+
+def _column_values(output: str, layout: tuple[bytes, int]) -> list[str]:
+    """The passwords of a credential file's records, by its layout."""
+    sep, column = layout
+    out = []
+    for line in output.splitlines()[: LINES_MAX * 8]:
+        text = line.strip().encode("utf-8", "surrogatepass")
+        if not text or text.startswith(b"#"):
+            continue
+        fields = text.split(b":") if sep == b":" else [f.strip(b'"') for f in text.split()]
+        if len(fields) > column and column_value(fields[column]):
+            out.append(fields[column].decode("utf-8", "surrogatepass"))
+    return out
 
 
 def output_values(output: str, *, records: bool = False) -> list[str]:
@@ -420,7 +489,7 @@ def output_values(output: str, *, records: bool = False) -> list[str]:
             out.append(text)  # a key in hex groups (a key file's, a paper key's line)
             continue
         if spaced or _PAIR_HEAD.match(text) is not None:
-            out += _record_fields(text) if records else []
+            out += record_fields(text) if records else []
             continue
         if len(text) < VALUE_MIN or text.startswith(("(", "[", "{")):
             continue
@@ -484,13 +553,15 @@ _LETTER: Final = re.compile(r"[A-Za-z]")
 _DIGIT_OR_SYMBOL: Final = re.compile(r"[0-9!#$%&*+?@^~]")
 
 
-def _record_fields(text: str) -> list[str]:
+def record_fields(text: str) -> list[str]:
     """The fields of a credential file's record (``user:X:10``, ``host:login:X``, ``url user X``,
     ``"user" * "X" *``) after its first (the user, host or identity it is for) that read as
     generated: ``VALUE_MIN`` characters or more, letters and a digit or symbol, no path, address
     or host (``/bin/bash``, ``me@host``, ``smtp.example.org``)."""
     if "=" in text:
         return []  # ``NAME=VALUE`` lines are the name rules'
+    if text.split(":", 2)[1:2] in (["x"], ["*"], ["!"], ["!!"], ["!*"]):
+        return []  # /etc/passwd's and /etc/shadow's records: the password is elsewhere, or none
     out = []
     for field in _FIELDS.findall(text)[1:]:
         field = _SCHEME.sub("", field, count=1)

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from ._joined import JOIN_END, joined_text, pieces
 from ._lines import JSON_OPEN, JSON_ROW, ROW, Line, Lines
 from ._named import XML_VALUE, sibling_text, value_child
 from ._tables import (
@@ -229,10 +230,12 @@ class _Reader:
         c = t[pos]
         if c in b"\"'`":
             close = _quoted_end(t, pos + 1, rest_end, c)
-            if close >= 0 and _CONCAT.fullmatch(t, close + 1, rest_end) is not None:
-                self.joined(
-                    i, name, forced=forced, first=(pos + 1, close)
-                )  # "ab" + on the next lines
+            joined = pieces(t, pos + 1, close) if close >= 0 else []  # "ab" + "cd", 'ab'"cd"
+            if joined and JOIN_END.fullmatch(t, joined[-1][1] + 1, rest_end) is not None:
+                self.joined(i, name, forced=forced, first=joined)  # "ab" + on the next lines
+            elif len(joined) > 1:
+                if joined_text(t, joined) is not None:  # not "Bearer " + "<token>"
+                    self.add_lines(joined, name, forced=forced)
             elif close >= 0:
                 self.add(pos + 1, close, name, forced=forced, quoted=True, kind=b"quoted")
             else:
@@ -363,11 +366,11 @@ class _Reader:
             spans.append((line.start, line.end))
         self.add_lines(spans, name, forced=forced)
 
-    def joined(self, i: int, name: bytes, *, forced: bool, first: Span | None = None) -> None:
+    def joined(self, i: int, name: bytes, *, forced: bool, first: list[Span] | None = None) -> None:
         """String literals joined over the next lines: ``NAME = (`` up to ``)``, or ``NAME = "ab" +``
         (``first``) while a line ends with the operator (``+``, ``.``, ``..``, ``&``)."""
         t = self.t
-        spans: list[Span] = [first] if first is not None else []
+        spans: list[Span] = list(first) if first is not None else []
         for k in range(i + 1, min(len(self.lines), i + 1 + 50)):
             line = self.lines[k]
             text = t[line.start + line.indent : line.end]
@@ -375,7 +378,7 @@ class _Reader:
                 break
             for m in _STRING.finditer(t, line.start, line.end):
                 spans.append((m.start() + 1, m.end() - 1))
-            if first is not None and _CONCAT.search(text) is None:
+            if first is not None and JOIN_END.search(text) is None:
                 break
         self.add_lines(spans, name, forced=forced)
 
@@ -927,7 +930,6 @@ _OPENER: Final = re.compile(
 Lua's ``[[``/``[==[``, Rust's ``r#"``, Ruby's ``%q(``, XML's CDATA."""
 _INLINE_STOP: Final = re.compile(rb"[,;})\]\"']|[ \t]+[A-Za-z_][A-Za-z0-9_.\-]{0,120}=")
 _HEREDOC_IN: Final = re.compile(rb"[\"']?\$\((?:cat|echo)[ \t]+(?=<<)")
-_CONCAT: Final = re.compile(rb"[ \t]*(?:\+|\.\.?|&)[ \t]*")
 _QUOTE_PREFIX: Final = re.compile(rb"(?:@|\$@|@\$|[rRbBuUfF]{1,2})(?=[\"'])")
 _STRING: Final = re.compile(rb"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
 

@@ -3,8 +3,8 @@
 Each reader holds its own passes: the keyword rules (``_rules``), the credential grammar
 (``_grammar``), URLs (``_urls``), logged statements (``_statements``), command lines
 (``_commands``), prose (``_prose``, ``_sentences``), generated values (``_generated``), names
-read from their values (``_named``), transcripts (``_transcripts``) and key material
-(``_material``). This module lists them once: a reader is added here, and the scan driver
+read from their values (``_named``), transcripts (``_transcripts``), key material (``_material``) and records
+(``_records``). This module lists them once: a reader is added here, and the scan driver
 (``_secrets``) builds its gate and runs its passes from the list, in its order (the gate's rules
 are numbered by it).
 """
@@ -17,6 +17,7 @@ from ._grammar import grammar_passes
 from ._material import material_passes
 from ._named import named_passes
 from ._prose import prose_passes
+from ._records import record_passes
 from ._rules import Pass, keyword_passes
 from ._sentences import sentence_passes
 from ._statements import statement_passes
@@ -40,4 +41,5 @@ def reader_passes() -> tuple[Pass, ...]:
         *named_passes(),
         *transcript_passes(),
         *material_passes(),
+        *record_passes(),
     )

@@ -56,6 +56,7 @@ from ._lines import ROW, Line, Lines, peel, text_lines
 from ._names import FOREIGN_WORDS
 from ._prefilter import Rule
 from ._reader import BELOW_LEAD, CONTINUATION, LONE_VALUE, VALUE_FIELDS, read, table_header
+from ._records import RECORD_HEADER, record_line, record_values
 from ._tables import ROW_END, cells, named_cell, named_word, table_separator
 from ._values import tab_lead
 from ._window import JSON_LINE, VIEW_LEVELS, WINDOW_FORWARD, WINDOW_REACH, View, region, view
@@ -135,12 +136,13 @@ _AFTER: Final = (
     + rb"|''|\[=*\[|r#{1,3}\\{0,7}\"|%[qw]?[({\[<]|<!\[cdata\[|[{\[(]"
     + rb"|\\{0,7}[\"'][^\"'\r\n\x00\xff]{0,200}\\{0,7}[\"']"
     + _SP
-    + rb"(?:\+|\.\.?|&))?"
+    + rb"(?:(?:\+|\.\.?|&|\|\||<>|~)(?:[ \t]+_)?|\\{1,7}))?"
 )
 """After a name, a value that is elsewhere: a block scalar's indicator, a tag, a triple quote, a
 heredoc (``<<~EOT.strip``, ``<<<EOT``, ``$(cat <<EOF``), a string opened to close on a later line
 (Nix's ``''``, Lua's ``[[``, Rust's ``r#"``, Ruby's ``%q(``, CDATA), a string joined to the next
-line's (``"ab" +``), an opening brace, or nothing (a mapping or the value below)."""
+line's (``"ab" +``, ``"ab" ||``, VB's ``"ab" & _``, a backslash: ``"ab" \\``), an opening brace,
+or nothing (a mapping or the value below)."""
 _AFTER_GATE: Final = (
     _AFTER.replace(rb"{0,200}", rb"*")
     .replace(rb"{0,30}", rb"*")
@@ -336,6 +338,8 @@ TRIGGERS: Final[dict[str, bytes]] = {
     ),
     # a call taking a password by position
     "call": CALL_GATE,
+    # a comment naming the file or the layout of the records under it (``_records``)
+    "record-header": RECORD_HEADER,
 }
 """What the gate reports, one pattern per kind of line worth reading: a credential name whose
 value is elsewhere than right after it, a table header naming a credential, a name given in a
@@ -483,6 +487,7 @@ _CONFIRM: Final[dict[str, Callable[[bytes], object]]] = {
         + WIRE_FRAME
     ),
     "call": _pattern(CALL_LINE),
+    "record-header": _on_text(record_line),
 }
 
 
@@ -836,6 +841,7 @@ _MEMO_LINE: Final = 256
 _MEMO_LINES: Final = 8192
 """Lines up to ``_MEMO_LINE`` bytes have their confirmation kept, at most ``_MEMO_LINES`` of them."""
 _COMMAND: Final = 1 << list(TRIGGERS).index("command")
+_RECORDS: Final = 1 << list(TRIGGERS).index("record-header")
 _CALL: Final = 1 << list(TRIGGERS).index("call")
 
 
@@ -876,7 +882,7 @@ def structure_hits(
     window: tuple[int, int, View, Lines] | None = None
     ends, reported, calls = _trigger_bounds(data, reports)
     starts = list(gated_origins(sorted(ends), bodies, body_starts))
-    every = _COMMAND | _CALL
+    every = _COMMAND | _CALL | _RECORDS
     for i, line_start in enumerate(starts):
         line_end = ends[line_start]
         limit = min(len(data), line_start + LINE_MAX)
@@ -916,6 +922,7 @@ def structure_hits(
             *(command_values(v.text, lines, k) if kinds & _COMMAND else ()),
             *(word_values(v.text, lines, k) if _words_line(v.text, line) else ()),
             *(call_values(v.text, lines, k) if kinds & _CALL else ()),
+            *(record_values(v.text, lines, k) if kinds & _RECORDS else ()),
         ]
         found += [(start, end, "credential-assignment") for start, end in values]
         out += _hits(data, v, found)

@@ -36,6 +36,7 @@ __all__ = [
     "password_pass",
     "quoted_password",
     "random_hex",
+    "reference",
     "reference_tag",
     "secretish",
     "shannon",
@@ -651,6 +652,13 @@ def key_id(value: bytes, name: bytes) -> bool:
     """``value`` is a GPG key's long id (16 upper-case hex digits) under a name holding ``key``
     (git's ``signingkey``, ``default-key``): a public key's id, not a credential."""
     return b"key" in name.lower() and _KEY_ID.fullmatch(value) is not None
+
+
+def reference(value: bytes) -> bool:
+    """``value`` begins as a reference or a placeholder does (``$VAR``, ``<token>``, ``{{ … }}``,
+    ``os.environ[…]``): a piece of a value joined in code that stands for what it names."""
+    value = value.strip()
+    return _REFERENCE.match(value) is not None or value.startswith(_LITERAL_REFERENCE)
 
 
 def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
