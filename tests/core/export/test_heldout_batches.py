@@ -926,7 +926,6 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_13,
         unflagged=_unflagged(_LIMITS_13, _UNFLAGGED_13),
         damaged={
-            "ok-postconf-sasl-maps": "`smtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd`: a map's type and path under a name holding `password`",
             "ok-email-headers-dkim-sig": "a DKIM-Signature's `bh=` (the body's hash) and `b=` (the signature), public header values, read as random values",
             "ok-jellyfin-item-url": "Jellyfin's `/Items/<32 hex>/Images/…` after a URL's port: an item id read as a random value",
             "ok-kafka-cluster-id": "`kafka-storage.sh format -t <cluster id>`: a cluster id (22 base64url) after a short option read as its credential",
