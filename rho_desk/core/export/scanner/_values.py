@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from typing import Final
 
+from ._paths import WORD_PATH, credential_path
 from ._work import spend
 
 __all__ = [
@@ -228,7 +229,7 @@ def secretish(value: bytes, *, quoted: bool) -> bool:
         return False  # v1:…, Ag…: ciphertext for git; !env_var, !secret: a YAML reference
     if _STORE_PATH.fullmatch(value) is not None:
         return False  # prod/db/master: a secret's name in its store
-    if not quoted and b"/" in value and _WORD_PATH.fullmatch(value) is not None:
+    if not quoted and b"/" in value and WORD_PATH.fullmatch(value) is not None:
         return False  # /run/secrets/db, LoadCredential=db-password:/etc/…: the file holding it
     if not quoted and (
         value.startswith((b"os.", b"process.", b"env.", b"self.", b"this.", b"config."))
@@ -725,32 +726,6 @@ def literal_value(value: bytes, *, quoted: bool, name: bytes = b"") -> bool:
         return False  # api-key, db_password_ref: the name of a credential, not one
     # unquoted, neither the next name of a list of names nor code
     return quoted or not (value.endswith(b":") or _IDENTIFIER_PATH.fullmatch(value) is not None)
-
-
-_PATH_ID: Final = re.compile(rb"[A-Za-z0-9_.@\-]{1,64}:(?=[/~.])")
-"""An id before a file's path (systemd's ``LoadCredential=db-password:/etc/…``)."""
-
-
-_WORD_PATH: Final = re.compile(
-    rb"(?:[A-Za-z0-9_.@\-]{1,64}:)?(?:~|\.{1,2})?(?:/[a-z0-9_.\-]{1,64}){2,}/?"
-)
-"""A path of lower-case words (and an id before it): a file's name, unlike ``/Kq9/mZr7Tx``."""
-
-
-def credential_path(value: bytes) -> bool:
-    """``value`` is a file's path (``/run/secrets/db``, ``~/.pgpass``: two ``/`` or more, no
-    space), or an id and a path of lower-case words (``db-password:/etc/orders/db-password``;
-    not ``svc:/q8Kx9mR/2vT7Lw``, a password after a user): where a credential is, not the
-    credential."""
-    if b"/" not in value:
-        return False
-    if _PATH_ID.match(value) is not None:
-        return _WORD_PATH.fullmatch(value) is not None
-    return (
-        value.startswith((b"/", b"~/", b"./", b"../"))
-        and b" " not in value
-        and value.count(b"/") >= 2
-    )
 
 
 _NAME_PIECE: Final = re.compile(rb"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
