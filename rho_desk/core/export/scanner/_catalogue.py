@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 80
+RULESET_VERSION: Final = 81
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -314,7 +314,14 @@ from its first piece to its last; VB's ``As String`` between a name and its ``=`
 key file's quoted passphrase), a Wi-Fi QR payload's ``P:X;``, the records under a comment naming
 their file (``# /etc/davfs2/secrets``) or their layout (``# host:login:password``), the column of
 known credential files (``FILE_LAYOUTS``: exim's ``passwd.client``, ppp's secrets, davfs2's,
-rsyncd's) whatever the value's shape; a record of ``/etc/passwd`` or ``/etc/shadow`` gives none."""
+rsyncd's) whatever the value's shape; a record of ``/etc/passwd`` or ``/etc/shadow`` gives none.
+81: codes (``_codes``): a PIN, a PUK, a card's security code, a one-time, MFA, verification,
+recovery, reset or backup code under its name (``_names.code_name``: ``card_pin``, ``otp``,
+``--token-code``, ``X-MFA-Code``, ``reset code``, ``Bestätigungscode``, ``código de
+verificación``, ``验证码``; not ``spin``, ``zip code``, ``status_code``, ``otp_length``) in any
+syntax or in prose (``PIN 4821``, ``your code is X``), its value three to sixteen digits (four
+but for a card's), in groups or not, or short groups of letters and digits for a code that is no
+PIN; not a run, one digit repeated or a quantity."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
