@@ -44,6 +44,7 @@ def _found(text: str) -> list[bytes]:
         ("your code is 482910", "482910"),
         ("card PIN 7731 and SIM PIN 0915", "7731"),
         ("The recovery code 88213-40917 was used.", "88213-40917"),
+        ("your authentication code: 573920", "573920"),
         ("Ihr Bestätigungscode lautet 482917.", "482917"),
         ("código de verificación: 551238", "551238"),
         ("您的验证码是 602814，5分钟内有效。", "602814"),
@@ -68,6 +69,9 @@ def test_a_code_under_its_name_is_redacted(text: str, code: str) -> None:
         "your code 482910 is on line 12",
         "The PIN check is on line 4821 of auth.py; your code is 4096 bytes.",
         "código postal: 28001, Fehlercode 4041, Bestellnummer 4471920",
+        # a card payment's approval reference, printed on its receipt
+        "VISA **** 4242\nAPPROVAL CODE 48A2K1\nAuth code: 093812",
+        "TERMINAL 0042 AUTH CODE 7Q2K9X REF 513015178003",
     ],
 )
 def test_a_look_alike_of_a_code_is_kept(text: str) -> None:

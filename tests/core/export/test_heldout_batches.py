@@ -700,7 +700,6 @@ _LIMITS_13: dict[str, str] = {
     "chat-telegram-split-entities": f"{_SIBLING}: a Telegram export's text entities, the noun in one string and the value in the next element's `\"text\"`",
     "fx-sql-seed-api-keys": "a SQL `INSERT INTO api_keys (name, key, …) VALUES (…)`: the value's column named `key` by the column list, not beside it",
     "sys-nginx-basic-header": f"{_LIMITS_3['cfg-nginx-basic-header']} (batch 3's nginx form, in `proxy_set_header`)",
-    "pr-otp-with-space": f"{_PROSE_8}: `2FA code 123 456` (a one-time code, its digits split by a space)",
     "bk-restic-password-command-cwd": "a token-shaped directory name (`rst_<base64url>`) as the whole `cwd`: a path's segment names nothing",
 }
 _UNFLAGGED_13 = {
@@ -718,7 +717,6 @@ _UNFLAGGED_13 = {
     "loc-cwd-share-path",
     "chat-telegram-split-entities",
     "sys-nginx-basic-header",
-    "pr-otp-with-space",
 }
 
 

@@ -515,9 +515,11 @@ _CODE_WORDS: Final = ("codes", "code", "kode", "koodi", "kod", "codigo", "codice
 """Words for a code that name one only with a qualifier (``verification code``, ``token_code``,
 ``Bestätigungscode``, ``código de verificación``, ``код подтверждения``), glued or not."""
 _QUALIFIER_WORDS: Final = frozenset({"pin", "puk", "otp", "totp", "hotp", "mfa", "2fa", "sms",
-    "auth", "cvv", "cvc", "csc", "login", "unlock", "access", "reset", "backup", "token",
+    "cvv", "cvc", "csc", "login", "unlock", "access", "reset", "backup", "token",
     "your", "my", "ihr", "dein", "votre", "ton", "tu", "su", "seu", "sua", "tuo"})
-"""Qualifiers that are whole words (``sms code``; not the ``pin`` of ``mapping_code``)."""
+"""Qualifiers that are whole words (``sms code``; not the ``pin`` of ``mapping_code``). Not
+``auth``: a card payment's ``AUTH CODE`` (``authCode``) is its approval's reference, printed on
+the receipt."""
 _QUALIFIER_STEMS: Final = ("verif", "bestatig", "bevestig", "sicherheit", "secur", "segur",
     "sicur", "confirm", "conferm", "recover", "recuper", "wiederherstell", "backup", "reset",
     "onetime", "einmal", "scratch", "emergency", "factor", "2fa", "signin", "access", "acceso",
