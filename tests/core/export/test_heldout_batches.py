@@ -863,9 +863,6 @@ BATCHES: dict[int, Batch] = {
             "ok-cucumber-outline": '`with password "<password>" 3 times` and an Examples column `password` holding `wrong`',
             "x-ok-camel-digits": "`ResNet50V2Backbone` among identifiers with digits read as a credential-shaped word",
             "x-ok-pr-models": "`OLMo-2-1124-7B-Instruct` read as a high-entropy value",
-            "x-ok-pr-tickets": "`MyApp_v2_Release3` after `TC_401_AuthV2,` read as a credential's value",
-            "x-ok-gen-psql-pager": "psql's print option `-P format=aligned` read as a credential assignment after `-P` (the same before ruleset 77)",
-            "ok-sql-no-literal-secret": "DuckDB `CREATE SECRET lake (TYPE S3, PROVIDER credential_chain, REGION 'eu-west-1')`: the region read as the secret",
         },
     ),
     10: Batch(

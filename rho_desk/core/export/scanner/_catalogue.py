@@ -39,7 +39,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 81
+RULESET_VERSION: Final = 82
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -321,7 +321,14 @@ recovery, reset or backup code under its name (``_names.code_name``: ``card_pin`
 verificación``, ``验证码``; not ``spin``, ``zip code``, ``status_code``, ``otp_length``) in any
 syntax or in prose (``PIN 4821``, ``your code is X``), its value three to sixteen digits (four
 but for a card's), in groups or not, or short groups of letters and digits for a code that is no
-PIN; not a run, one digit repeated or a quantity."""
+PIN; not a run, one digit repeated or a quantity.
+82: look-alikes read as credentials by their causes: a credential's name as an item of a map or a
+list (``"Authorization" -> token, "Accept" -> …``, ``credential_chain, REGION 'eu'``) takes no
+next item as its value (a call's next string argument still is its value); a subcommand named by
+its verb (``get-secret-value``, ``describe-secret``) is no credential's name; what an option
+naming a thing gives (``--secret-id MyDbSecret2``) is no setting's name; a paired ``-P``'s
+``name=value`` (psql's ``pager=off``) is a setting; a Windows drive's path (``C:\\Users\\…``)
+is no ``user:password``."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -330,6 +330,8 @@ def name_is_credential(name: str) -> bool:
         return False  # checksum/secret: a digest of the secret (Helm's annotation)
     if words[0] == "existing" and words[-1] in ("secret", "secrets"):
         return False  # Helm's existingSecret: the name of a Kubernetes Secret that holds it
+    if _SUBCOMMAND.fullmatch(name) is not None:
+        return False  # get-secret-value, describe-secret: a command's verb, then what it acts on
     joined = "".join(words)
     if joined in _WORDS:
         return True
@@ -365,6 +367,15 @@ def name_is_credential(name: str) -> bool:
             return True  # smtppass, rootpass, ldappass: a service's name glued before pass
     return False
 
+
+_SUBCOMMAND: Final = re.compile(
+    r"(?:get|put|create|describe|delete|list|update|rotate|restore|cancel|remove|show|fetch"
+    r"|add|tag|untag|batch-get|validate|replicate|generate|import|export|enable|disable)"
+    r"(?:-[a-z0-9]+)+"
+)
+"""A command's subcommand named by its verb, words joined by ``-`` in lower case
+(``get-secret-value``, ``describe-secret``, ``create-access-token``): an action on a credential,
+not a name holding one."""
 
 # fmt: off
 _PLURAL_QUALIFIERS: Final = frozenset({"api", "access", "secret", "master", "encryption", "app",
