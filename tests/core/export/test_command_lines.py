@@ -203,7 +203,44 @@ LEFT_ALONE: tuple[str, ...] = (
     "ftp -n host <<EOF\nuser anonymous\nbye\nEOF",
     "curl -i -u 'test:test'",  # the user's name again: a placeholder
     "curl http://127.0.0.1:5000/file --user user:pass --digest",
+    # a paired password flag's value that is a setting (psql's print options)
+    'psql -U app -d shop -P pager=off -c "select 1"',
+    "psql -h db -U report -P null=NULL -P border=2 -f q.sql",
+    "psql -U app -P format=aligned -d shop",
+    # a Windows drive's path, not a user and its password
+    'certutil -hashfile "C:\\Users\\me\\Downloads\\Win11_23H2_English_x64v2.iso" SHA256',
+    'certutil -hashfile "D:\\Builds\\App_v2\\Setup_x64v3.msi" SHA256',
+    'robocopy "C:\\Users\\me\\src" "D:\\Backup\\src_2024v2" /MIR',
+    # a subcommand, then the name of the secret it acts on
+    "aws secretsmanager get-secret-value --secret-id prod/db --region eu-west-1",
+    "aws secretsmanager get-secret-value --region eu-west-1 --secret-id prod/db",
+    "aws secretsmanager get-secret-value --secret-id MyDbSecret2 --version-stage AWSCURRENT",
+    "aws secretsmanager describe-secret --secret-id MyDbSecret2",
+    "aws secretsmanager rotate-secret --secret-id ProdDbSecret7",
 )
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("sqlcmd -S db -U sa -P Xk9mQ2vLp7Rz -Q 'select 1'", "Xk9mQ2vLp7Rz"),
+        ("asadm -U admin -P Vb7nQ2xK9mLp", "Vb7nQ2xK9mLp"),
+        ('7z a -p"Xk9mQ2vLp7Rz" "C:\\Out\\backup_v2.7z"', "Xk9mQ2vLp7Rz"),
+        (
+            'aws secretsmanager put-secret-value --secret-id prod/db --secret-string "Xk9#mQ2vLp7Rz"',
+            "Xk9#mQ2vLp7Rz",
+        ),
+        (
+            "aws configure set --profile prod aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        ("git config --global user.password Xk9mQ2vLp7Rz", "Xk9mQ2vLp7Rz"),
+    ],
+)
+def test_a_password_beside_the_look_alikes_causes_is_found(text: str, secret: str) -> None:
+    """Beside a setting after ``-P``, a drive's path and a secret's name after its subcommand,
+    the credentials of the same commands are still read."""
+    assert _covered(text.encode(), secret.encode()), text
 
 
 @pytest.mark.parametrize("text", LEFT_ALONE)

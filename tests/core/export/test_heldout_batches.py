@@ -399,7 +399,6 @@ _LIMITS_7: dict[str, str] = {
     "loc-write-pass-show": f"{_ALONE}: a pass entry's first line, `user:` after it",
     "k8s-describe-configmap": f"{_ALONE}: kubectl describe configmap's `NAME:` / `----` / value",
     "dburl-go-snowflake-dsn": f"{_NAME}: Go Snowflake DSN `user:X@account/db/schema`, no scheme",
-    "shape-digits-pin": f"{_WORDS}: eight digits under `pin_code:`",
     "shape-unicode-letters": f"{_WORDS}: non-ASCII letters under `contraseña_admin:`",
 }
 
@@ -433,7 +432,6 @@ _LIMITS_8: dict[str, str] = {
     "prose-reasoning-found-in-history": f"{_PROSE_8}: `the earlier … call set it to <uuid>`",
     "prose-user-question-echo": f"{_WORDS}: `echo $NAME print words-joined-by-dashes`",
     "shape-backtick-inline": f"{_WORDS}: `set `NAME` to `four words``",
-    "shape-single-char-class": f"{_WORDS}: eight digits under `puk =`",
     "x-argv-netbird-k": f"{_ARGV}: `netbird up -k <uuid>`: a UUID after a one-letter option reads as an id",
     "x-argv-askpass-script-echo": f"{_PRINTED}: an askpass script's lone `echo 'X'`",
     # further forms of the causes fixed since (key material and codes on lines of their own,
@@ -565,9 +563,7 @@ _LIMITS_11: dict[str, str] = {
     "tr-sslkeylog": f"{_RECORD}: SSLKEYLOGFILE `LABEL <client random> <secret>`: the public client random is redacted, the secret after it kept",
     "tr-lldb-frame-variable": 'lldb\'s `(NSString *) password = 0x… @"X"`: the pointer read as the value, the string after it kept',
     "tr-ltrace-getpass": f'{_PRINTED}: ltrace\'s `getpass("…password: ") = "X"` (a call\'s return value)',
-    "tr-android-logcat": 'a 6-digit PIN under `"pin"` in a logged JSON body (the second opinion flags it)',
     "tr-jmeter-jmx": f"{_SIBLING}: JMeter's `Argument.value` before `Argument.name` = password",
-    "tr-sentry-breadcrumb": "a 6-digit `otp=` in a breadcrumb's URL query (the session beside it is redacted)",
     "tr-haproxy-log-basic": f"{_ENCODED}: a captured `{{Basic <base64>}}` header in an HAProxy log line",
     "tr-gunicorn-access-query": "an 8-digit reset `code=` in an access log's query",
     "tr-sidekiq-retry": f"{_LOGGED}: a Sidekiq job's `args` list",
@@ -632,7 +628,6 @@ _UNFLAGGED_11 = {
     "code-octave",
     "tr-sslkeylog",
     "tr-jmeter-jmx",
-    "tr-sentry-breadcrumb",
     "tr-haproxy-log-basic",
     "tr-gunicorn-access-query",
     "tr-sidekiq-retry",
@@ -697,12 +692,12 @@ _LIMITS_12: dict[str, str] = {
     "pr-qu-uuid": f"{_FOREIGN}: Quechua, a UUID (read as an id)",
     "pr-om-short": f"{_FOREIGN}: Oromo, eight letters",
     "pr-bo-digits": f"{_FOREIGN}: Tibetan, six digits",
-    "cn-joplin-md": "a Joplin note's `online banking PIN 12383, card PIN 3270`: short digits right after `PIN`, no `is` or `:` between",
     "cn-bbcode": f"{_PROSE_9}: BBCode `FTP login … [b]user[/b] / [spoiler]X[/spoiler]`",
     "x-url-cronitor-ping": f"{_URL_KEY}: Cronitor's `/p/<key>/<monitor>` (`p` names no key's slot)",
     "x-url-oncall-webhook": f"{_URL_KEY}: Grafana OnCall's `/integrations/v1/formatted_webhook/<token>/` (the slot two segments back)",
     "x-log-laravel-select": f"{_LOGGED}: a `SELECT … WHERE api_token = ?` and its bindings (the statements read are `INSERT` and `UPDATE … SET`)",
     "x-log-sqlx-args": f'{_LOGGED}: a Go logger\'s `args="[ci-bot X]"`, the values split by spaces',
+    "x-code-md-table": f"{_TABLE}: a Markdown table's `PIN` and `PUK` columns of short digits (a table's cell is read by the credential grammar's verdicts, not a code's)",
 }
 _UNFLAGGED_12 = set(_LIMITS_12) - {
     "x-url-oncall-webhook",
@@ -736,7 +731,6 @@ _LIMITS_13: dict[str, str] = {
     "chat-telegram-split-entities": f"{_SIBLING}: a Telegram export's text entities, the noun in one string and the value in the next element's `\"text\"`",
     "fx-sql-seed-api-keys": "a SQL `INSERT INTO api_keys (name, key, …) VALUES (…)`: the value's column named `key` by the column list, not beside it",
     "sys-nginx-basic-header": f"{_LIMITS_3['cfg-nginx-basic-header']} (batch 3's nginx form, in `proxy_set_header`)",
-    "pr-otp-with-space": f"{_PROSE_8}: `2FA code 123 456` (a one-time code, its digits split by a space)",
     "bk-restic-password-command-cwd": "a token-shaped directory name (`rst_<base64url>`) as the whole `cwd`: a path's segment names nothing",
 }
 _UNFLAGGED_13 = {
@@ -754,7 +748,6 @@ _UNFLAGGED_13 = {
     "loc-cwd-share-path",
     "chat-telegram-split-entities",
     "sys-nginx-basic-header",
-    "pr-otp-with-space",
 }
 
 
@@ -887,11 +880,9 @@ BATCHES: dict[int, Batch] = {
         _LIMITS_9,
         unflagged=_unflagged(_LIMITS_9, _UNFLAGGED_9),
         damaged={
-            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 81)",
+            "ok-cucumber-outline": "an Examples table's `password` column holding the word `wrong`: a letters-only value under a credential's column is the credential (the quoted `\"<password>\"` placeholder is intact since ruleset 83)",
             "x-ok-camel-digits": "`OAuth2Client` (a class's name holding `auth`) read as a credential word, and `ResNet50V2Backbone` two words after it as its generated-looking value",
             "x-ok-pr-models": "`OLMo-2-1124-7B-Instruct` read as a high-entropy value",
-            "x-ok-pr-tickets": "`MyApp_v2_Release3` after `TC_401_AuthV2,` read as a credential's value",
-            "x-ok-gen-psql-pager": "psql's print option `-P format=aligned` read as a credential assignment after `-P` (the same before ruleset 77)",
         },
     ),
     10: Batch(

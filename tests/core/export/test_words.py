@@ -23,6 +23,15 @@ KEY = bytes(range(32))
 IDENTITY = ModelIdentity("openai", "responses", "gpt-5")
 
 CAUGHT: dict[str, tuple[str, str]] = {
+    # a map's literal value, a call's next argument after a credential's name and a comma
+    "a Scala map's literal": (
+        'Map("token" -> "9f8e7d6c5b4aQ3f2e1d0c", "Accept" -> "application/json")\n',
+        "9f8e7d6c5b4aQ3f2e1d0c",
+    ),
+    "a list's live key": (
+        'KEYS = ["sk_live_51H8xYzAbCdEfGhIjKlMnOpQrStUvWx", "sk_test_"]\n',
+        "sk_live_51H8xYzAbCdEfGhIjKlMnOpQrStUvWx",
+    ),
     # directive lines: a credential word, its value a few words on
     "radius-server key": ("radius-server host 10.1.1.1 key 0 RadK3y9xPq\n", "RadK3y9xPq"),
     "crypto isakmp key": ("crypto isakmp key Isak9Key7Q address 0.0.0.0\n", "Isak9Key7Q"),
@@ -62,6 +71,14 @@ LEFT_ALONE: dict[str, str] = {
     "a call with variables": "server.login(user, password)\n",
     "a header set from a variable": "proxy_set_header X-Api-Key $api_key;\n",
     "a community named by its word": "snmp-server community public RO\n",
+    # a credential's name as an item of a map or a list: the next item is no value of it
+    "a Scala map's variable": 'Map("Authorization" -> token, "Accept" -> "application/json")\n',
+    "a Ruby hash's variable": 'h = {"Authorization" => token, "Accept" => "application/json"}\n',
+    "a Kotlin map's variable": 'mapOf("Authorization" to token, "Accept" to "application/json")\n',
+    "a Scala map's password variable": 'Map("password" -> password, "user" -> "admin")\n',
+    "a list's items": "(TC_401_AuthV2, MyApp_v2_Release3)\n",
+    "a statement's items": "CREATE SECRET lake (TYPE S3, PROVIDER credential_chain, REGION 'eu-west-1');\n",
+    "a list of prefixes": 'PREFIXES = ["sk_live_", "sk_test_", "rk_live_"]\n',
 }
 
 
@@ -91,6 +108,12 @@ def test_no_export_keeps_the_values_and_none_is_blocked(fmt: str) -> None:
     assert not result.blocked
     for name, (_, secret) in CAUGHT.items():
         assert secret.encode() not in result.data, name
+
+
+def test_a_calls_argument_after_a_name_and_a_comma_is_its_value() -> None:
+    """``put(NAME, "X")`` is read (the comma there is an argument's, not a list's item's)."""
+    text = b'env.put(Context.SECURITY_CREDENTIALS, "Xp4kW8vTq2Mn");\n'
+    assert _covered(text, b"Xp4kW8vTq2Mn")
 
 
 @pytest.mark.parametrize("name", sorted(LEFT_ALONE))

@@ -32,6 +32,8 @@ joined by ``0xFF``) in this order:
    credential noun said in words, in English or another language, a few words, a verb or a sign,
    then the value ("the passphrase … is '…'", ``Passwort … lautet X``, ``密码是 X``, recovery
    codes listed under their label; a tool's ``New value: X`` under a line naming a credential);
+   **codes** (``_codes``): a PIN, a one-time, MFA, verification, recovery or backup code under
+   its name (``_names.code_name``) in any syntax or in prose, by a code's shape (short digits);
    **sentences** (``_sentences``): a word shaped as a password or a token on the line of a
    credential noun of any language (``_nouns``' table of stems), whatever the words between;
    **generated words** (``_generated``): a word shaped as a generated password standing apart,

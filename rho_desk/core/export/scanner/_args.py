@@ -223,6 +223,9 @@ _USERINFO: Final = re.compile(
 )
 
 
+_DRIVE: Final = re.compile(rb"[A-Za-z]:[\\/]")
+
+
 def _joined(value: bytes, *, user: bool) -> int | None:
     """Where the password starts in an option's value: after ``%`` or ``,`` for a user's option
     (``user%X``, ``/login:DOM\\user,X``), after the last ``:`` when that field is random (``user:X``,
@@ -232,8 +235,8 @@ def _joined(value: bytes, *, user: bool) -> int | None:
             cut = value.find(mark)
             if 0 < cut < len(value) - 1:
                 return cut + 1
-    if b"://" in value or value.startswith((b"/", b"[")):
-        return None
+    if b"://" in value or value.startswith((b"/", b"[")) or _DRIVE.match(value) is not None:
+        return None  # a URL, a path (``C:\\Users\\me\\file.iso``: a drive, not a user)
     fields = value.split(b":")
     if not 2 <= len(fields) <= 3 or not fields[0] or fields[0].lower() in _DIGESTS:
         return None

@@ -492,6 +492,9 @@ def _read(
                 out.append(hit)
     if client.pairs:
         for a, b in itertools.pairwise(positional):
+            at = next(i for i, w in enumerate(args) if w is a)
+            if at + 1 >= len(args) or args[at + 1] is not b or (at and _names_one(args[at - 1])):
+                continue  # what an option names (``--secret-id MyDbSecret2``), or apart from b
             name = a.text.rstrip(b"=:").decode("latin-1")
             if key_id(b.text.rstrip(b"\"'}"), a.text):
                 continue  # user.signingkey 7D2C9A1F3E5B8046: a GPG key's id
@@ -774,14 +777,31 @@ def _paired_values(words: list[Word], k: int, seg_end: int) -> list[tuple[int, i
     for n, w in enumerate(args[:-1]):
         if w.text in password_flags and not w.quoted:
             value = args[n + 1]
-            if _PORT_LIKE.fullmatch(value.text) is not None or value.text.startswith(b"-"):
-                continue
+            if (
+                _PORT_LIKE.fullmatch(value.text) is not None
+                or value.text.startswith(b"-")
+                or _SETTING.fullmatch(value.text) is not None
+            ):
+                continue  # a port, an option, a setting (``psql -U app -P pager=off``)
             hit = _value(value, 0, len(value.text), "", loose=False)
             if hit is not None:
                 out.append(hit)
     return out
 
 
+_NAMING: Final = re.compile(
+    rb"--?(?:[a-z0-9]+-)*(?:id|name|arn|path|file|ref|key-id)", re.IGNORECASE
+)
+"""An option naming which thing a command acts on (``--secret-id``, ``--name``, ``--key-id``):
+the word after it is that thing's name, not a setting's."""
+
+
+def _names_one(w: Word) -> bool:
+    return not w.lead and _NAMING.fullmatch(w.text) is not None
+
+
+_SETTING: Final = re.compile(rb"[a-z][a-z_]{2,31}=[A-Za-z0-9_.\-]{1,32}")
+"""An option's ``name=value`` setting (psql's ``-P pager=off``, ``format=aligned``): no password."""
 _ANY: Final = Client({})
 _PROMPT: Final = re.compile(rb"assword|passphrase|\bPIN\b|[Ss]ecret", re.IGNORECASE)
 """An expect script's prompt for a password (``expect "assword:"``)."""

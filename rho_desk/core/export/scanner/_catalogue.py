@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 81
+RULESET_VERSION: Final = 83
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -316,7 +316,21 @@ key file's quoted passphrase), a Wi-Fi QR payload's ``P:X;``, the records under 
 their file (``# /etc/davfs2/secrets``) or their layout (``# host:login:password``), the column of
 known credential files (``FILE_LAYOUTS``: exim's ``passwd.client``, ppp's secrets, davfs2's,
 rsyncd's) whatever the value's shape; a record of ``/etc/passwd`` or ``/etc/shadow`` gives none.
-81: what a value is can say it is no secret, whichever pass found it; such hits are dropped last
+81: codes (``_codes``): a PIN, a PUK, a card's security code, a one-time, MFA, verification,
+recovery, reset or backup code under its name (``_names.code_name``: ``card_pin``, ``otp``,
+``--token-code``, ``X-MFA-Code``, ``reset code``, ``Bestätigungscode``, ``código de
+verificación``, ``验证码``; not ``spin``, ``zip code``, ``status_code``, ``otp_length``) in any
+syntax or in prose (``PIN 4821``, ``your code is X``), its value three to sixteen digits (four
+but for a card's), in groups or not, or short groups of letters and digits for a code that is no
+PIN; not a run, one digit repeated or a quantity.
+82: look-alikes read as credentials by their causes: a credential's name as an item of a map or a
+list (``"Authorization" -> token, "Accept" -> …``, ``credential_chain, REGION 'eu'``) takes no
+next item as its value (a call's next string argument still is its value); a subcommand named by
+its verb (``get-secret-value``, ``describe-secret``) is no credential's name; what an option
+naming a thing gives (``--secret-id MyDbSecret2``) is no setting's name; a paired ``-P``'s
+``name=value`` (psql's ``pager=off``) is a setting; a Windows drive's path (``C:\\Users\\…``)
+is no ``user:password``.
+83: what a value is can say it is no secret, whichever pass found it; such hits are dropped last
 (``_benign``; the rules of ``ALWAYS_KEPT`` excepted): a password's stored hash known by its whole
 format (``_hashes``: crypt and bcrypt, apr1, argon2, Django's and werkzeug's, SCRAM, ``{SSHA}``,
 qBittorrent's ``@ByteArray(…)``, Transmission's ``{`` + 40 hex, MySQL's ``*`` + 40 hex); a key

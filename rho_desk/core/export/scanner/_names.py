@@ -16,6 +16,12 @@ module is the grammar they share:
   (``SENDGRID_KEY``), a credential when its value reads as a vendor's token;
 * the **id half of a key pair** (``id_half``): ``SecretId``, ``accessid``, ``API_KEY_ID``, a
   credential when its value is shaped as a key (``id_shaped``);
+* a **code's name** (``code_name``): a PIN, a PUK, a card's security code, a one-time, MFA,
+  verification, recovery, reset or backup code (``pin``, ``card_pin``, ``otp``, ``--token-code``,
+  ``twoFactorCode``, ``Bestätigungscode``, ``código de verificación``, ``验证码``): a credential
+  when its value is shaped as a code (short digits, short letters and digits: ``_codes``), where
+  ``name_is_credential`` asks for a mix of characters; not ``spin``, ``zip code``,
+  ``status_code``, ``exit code``, ``otp_length``;
 * **where a name is in bytes**: the name ending at a position (``name_before``), the name before
   a value's operator (``named_from``).
 """
@@ -23,7 +29,8 @@ module is the grammar they share:
 from __future__ import annotations
 
 import re
-from typing import Final
+import unicodedata
+from typing import Final, NamedTuple
 
 from ._values import pass_kind, password_pass
 
@@ -31,6 +38,8 @@ __all__ = [
     "FOREIGN_WORDS",
     "NAME_BYTES",
     "NOT_SECRET_WORDS",
+    "CodeName",
+    "code_name",
     "credential_name",
     "digest_prefixed",
     "id_half",
@@ -332,6 +341,8 @@ def name_is_credential(name: str) -> bool:
         return False  # checksum/secret: a digest of the secret (Helm's annotation)
     if words[0] == "existing" and words[-1] in ("secret", "secrets"):
         return False  # Helm's existingSecret: the name of a Kubernetes Secret that holds it
+    if _SUBCOMMAND.fullmatch(name) is not None:
+        return False  # get-secret-value, describe-secret: a command's verb, then what it acts on
     joined = "".join(words)
     if joined in _WORDS:
         return True
@@ -367,6 +378,15 @@ def name_is_credential(name: str) -> bool:
             return True  # smtppass, rootpass, ldappass: a service's name glued before pass
     return False
 
+
+_SUBCOMMAND: Final = re.compile(
+    r"(?:get|put|create|describe|delete|list|update|rotate|restore|cancel|remove|show|fetch"
+    r"|add|tag|untag|batch-get|validate|replicate|generate|import|export|enable|disable)"
+    r"(?:-[a-z0-9]+)+"
+)
+"""A command's subcommand named by its verb, words joined by ``-`` in lower case
+(``get-secret-value``, ``describe-secret``, ``create-access-token``): an action on a credential,
+not a name holding one."""
 
 # fmt: off
 _PLURAL_QUALIFIERS: Final = frozenset({"api", "access", "secret", "master", "encryption", "app",
@@ -504,3 +524,103 @@ def credential_name(name: bytes) -> bool:
             _NAME_CACHE.clear()
         known = _NAME_CACHE[name] = name_is_credential(name.decode("ascii", "replace"))
     return known
+
+
+# --- codes: PINs, one-time and verification codes -------------------------------------------
+
+# fmt: off
+_CODE_NOUNS: Final = frozenset({"pin", "puk", "otp", "totp", "hotp", "passcode", "mfa", "2fa",
+    "cvv", "cvc", "cvv2", "cvc2", "csc"})
+"""Nouns that name a code by themselves (``pin``, ``SIM_PUK``, ``--otp``, ``cvv``)."""
+_CODE_WORDS: Final = ("codes", "code", "kode", "koodi", "kod", "codigo", "codice", "number",
+    "nummer", "numero", "token", "kodu", "kodas", "\u043a\u043e\u0434")
+"""Words for a code that name one only with a qualifier (``verification code``, ``token_code``,
+``Bestätigungscode``, ``código de verificación``, ``код подтверждения``), glued or not."""
+_QUALIFIER_WORDS: Final = frozenset({"pin", "puk", "otp", "totp", "hotp", "mfa", "2fa", "sms",
+    "cvv", "cvc", "csc", "login", "unlock", "access", "reset", "backup", "token",
+    "your", "my", "ihr", "dein", "votre", "ton", "tu", "su", "seu", "sua", "tuo"})
+"""Qualifiers that are whole words (``sms code``; not the ``pin`` of ``mapping_code``). Not
+``auth``: a card payment's ``AUTH CODE`` (``authCode``) is its approval's reference, printed on
+the receipt."""
+_QUALIFIER_STEMS: Final = ("verif", "bestatig", "bevestig", "sicherheit", "secur", "segur",
+    "sicur", "confirm", "conferm", "recover", "recuper", "wiederherstell", "backup", "reset",
+    "onetime", "einmal", "scratch", "emergency", "factor", "2fa", "signin", "access", "acceso",
+    "zugang", "unlock", "entsperr", "activation", "activacion", "aktivierung", "freischalt",
+    "weryfik", "overen", "dogrulama", "vahvistus", "bekraft", "authenti", "\u043f\u043e\u0434"
+    "\u0442\u0432\u0435\u0440\u0436\u0434", "\u043f\u0440\u043e\u0432\u0435\u0440",
+    "\u9a8c\u8bc1", "\u9a57\u8b49", "\u6821\u9a8c", "\u8a8d\u8a3c", "\u78ba\u8a8d",
+    "\uc778\uc99d")
+"""Qualifiers found inside a word (``Bestätigungscode``, ``twoFactorCode``, ``OneTimeCode``,
+``验证码``)."""
+_CJK_CODES: Final = ("\u7801", "\u78bc", "\u30b3\u30fc\u30c9", "\ubc88\ud638", "\ucf54\ub4dc")
+"""码 碼 コード 번호 코드: a code's noun in scripts that glue it to its qualifier."""
+_POSSESSIVES: Final = frozenset({"your", "my", "ihr", "dein", "votre", "ton", "tu", "su", "seu",
+    "sua", "tuo"})
+"""``your code is X``: a qualifier only before a link word or a sign, not a space."""
+_PIN_NOUNS: Final = frozenset({"pin", "puk"})
+_CARD_CODES: Final = frozenset({"cvv", "cvc", "cvv2", "cvc2", "csc"})
+_CARD_STEMS: Final = ("secur", "segur", "sicur", "sicherheit")
+_CONNECTORS: Final = frozenset({"de", "di", "do", "da", "du", "del", "della", "of", "for", "the"})
+# fmt: on
+
+
+class CodeName(NamedTuple):
+    """What a code's name says of its value: the fewest digits it holds (a card's security code
+    three, a PIN four), whether letters may be among them (a backup code's ``8fk2-q9zd``, not a
+    PIN's), and whether the name was a possessive's (``your code``: a link must follow)."""
+
+    digits: int
+    letters: bool
+    possessive: bool = False
+
+
+def _folded(name: str) -> str:
+    """``name`` without its accents, in lower case (``Bestätigungscode`` -> ``bestatigungscode``)."""
+    decomposed = unicodedata.normalize("NFKD", name)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def _qualified(words: list[str]) -> bool:
+    joined = "".join(words)
+    return not _QUALIFIER_WORDS.isdisjoint(words) or any(s in joined for s in _QUALIFIER_STEMS)
+
+
+def code_name(name: str) -> CodeName | None:
+    """``name`` (a name, or a phrase of prose naming a code) names a PIN, a PUK, a card's
+    security code or a one-time, MFA, verification, recovery, reset or backup code; None when it
+    does not (``spin``, ``zip code``, ``status_code``, ``exit code``, ``otp_length``,
+    ``RESET_PIN`` is one: its value's digits decide)."""
+    folded = _folded(name)
+    words = [w for w in name_words(folded) if w not in _CONNECTORS] if folded.isascii() else []
+    if not folded.isascii():  # a script without separators, or an accent-less fold left non-ASCII
+        words = [w for w in re.split(r"[\s_.\-:]+", folded) if w and w not in _CONNECTORS]
+    while len(words) > 1 and words[-1].isdigit() and len(words[-1]) == 1:
+        words.pop()  # pin1, PUK2: a SIM's first and second
+    for i in range(len(words) - 1, 0, -1):
+        if words[i - 1 : i + 1] == ["2", "fa"]:
+            words[i - 1 : i + 1] = ["2fa"]  # 2FA_CODE: the camel-case split cut it
+    if not words or not NOT_SECRET_WORDS.isdisjoint(words):
+        return None
+    last, before = words[-1], words[:-1]
+    card = not _CARD_CODES.isdisjoint(words) or any(s in "".join(words) for s in _CARD_STEMS)
+    digits = 3 if card else 4
+    letters = not card and _PIN_NOUNS.isdisjoint(words)  # a PIN is digits; a backup code not
+    if last in _CODE_NOUNS:
+        return CodeName(digits, letters)
+    if any(last.endswith(c) and c != last for c in _CJK_CODES):
+        return CodeName(digits, True) if _qualified([last]) else None
+    code = next((c for c in _CODE_WORDS if last.endswith(c)), None)
+    if code is not None and len(last) > len(code):
+        glued = last[: -len(code)].rstrip("s")  # Bestätigungs|code, verificatie|code
+        if glued in _QUALIFIER_WORDS or _qualified([glued]) or glued in _CODE_NOUNS:
+            return CodeName(digits, letters)
+        return None
+    if code is not None and before and (_qualified(before) or before[-1] in _CODE_NOUNS):
+        possessive = before[-1] in _POSSESSIVES and not _qualified(before[:-1])
+        return CodeName(digits, letters, possessive and len(before) == 1)
+    # a code's word and only qualifiers after it: código de verificación, код подтверждения
+    first = next((i for i, w in enumerate(words) if w in _CODE_WORDS), None)
+    after = words[first + 1 :] if first is not None else []
+    if 0 < len(after) <= 2 and all(_qualified([w]) for w in after):
+        return CodeName(digits, letters)
+    return None

@@ -2,15 +2,17 @@
 
 Each reader holds its own passes: the keyword rules (``_rules``), the credential grammar
 (``_grammar``), URLs (``_urls``), logged statements (``_statements``), command lines
-(``_commands``), prose (``_prose``, ``_sentences``), generated values (``_generated``), names
-read from their values (``_named``), transcripts (``_transcripts``), key material (``_material``) and records
-(``_records``). This module lists them once: a reader is added here, and the scan driver
+(``_commands``), prose (``_prose``, ``_sentences``), codes (``_codes``), generated values
+(``_generated``), names read from their values (``_named``), transcripts (``_transcripts``), key
+material (``_material``) and records (``_records``). This module lists them once: a reader is
+added here, and the scan driver
 (``_secrets``) builds its gate and runs its passes from the list, in its order (the gate's rules
 are numbered by it).
 """
 
 from __future__ import annotations
 
+from ._codes import code_passes
 from ._commands import command_passes
 from ._generated import generated_passes
 from ._grammar import grammar_passes
@@ -36,6 +38,7 @@ def reader_passes() -> tuple[Pass, ...]:
         *statement_passes(),
         *command_passes(),
         *prose_passes(),
+        *code_passes(),
         *sentence_passes(),
         *generated_passes(),
         *named_passes(),

@@ -86,6 +86,9 @@ _KEYWORD: Final = re.compile(rb"[A-Z][A-Z_]{2,31}")
 """An option's upper-case keyword (SQL's ``REGION``, ``ENDPOINT``): the quoted word after it is
 its value, not that of a credential word before it."""
 _ASSIGN: Final = frozenset({b"=", b":=", b"=>", b":", b"::=", b"?=", b"+=", b"<-", b"->"})
+_PAIRED: Final = _ASSIGN | {b"to", b"-"}
+"""Operators between a map's key and its value (Kotlin's ``"K" to v`` too; ``->`` split as a
+shell splits it, ``-`` then the redirection ``>``)."""
 
 
 _NAMES: dict[bytes, int] = {}
@@ -240,6 +243,16 @@ def _in_placeholder(t: bytes, start: int, w: Word) -> bool:
     return opened >= 0 and t.find(b"]", opened, at) < 0
 
 
+def _argument(words: list[Word], k: int) -> bool:
+    """After a name and a comma (``words[k]``), the next word is its value as a call's next
+    argument is (``put(Context.SECURITY_CREDENTIALS, "X")``): a string that no pair's operator
+    follows. Not the next item of a list or a map (``token, "Accept" -> …``, ``credential_chain,
+    REGION 'eu'``)."""
+    if k + 1 >= len(words) or not words[k + 1].quoted:
+        return False
+    return k + 2 >= len(words) or words[k + 2].text not in _PAIRED
+
+
 def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]]:
     """The values credential words of line ``i`` name among the words after them."""
     line = lines[i]
@@ -275,6 +288,8 @@ def word_values(t: bytes, lines: Sequence[Line], i: int) -> list[tuple[int, int]
             continue
         if k + 1 < len(words) and words[k + 1].text in _ASSIGN:
             continue  # NAME = value: a pair, the name pass's
+        if w.text.endswith(b",") and not w.quoted and not _argument(words, k):
+            continue  # an item of a list or a map (``"Authorization" -> token, "Accept" -> …``)
         if k > 0 and words[k - 1].text.lower().decode("ascii", "replace") in NOT_SECRET_WORDS:
             continue  # a public key (``minisign public key 99D3…``): public, no credential
         seen = 0
