@@ -1,4 +1,4 @@
-"""The held-out batches 3 to 13 (issue 31): everyday secret forms and benign look-alikes, each
+"""The held-out batches 3 to 14 (issue 31): everyday secret forms and benign look-alikes, each
 batch written without looking at the scanner or its rules' tests and measured blind on main,
 then fixed by cause. ``heldout_batch_N.json`` holds batch N's forms as the batch wrote them
 (``batch: extra``: the further forms of a fixed cause, written before the fix was checked
@@ -303,6 +303,10 @@ against them). The same checks run over every batch; what differs is data (``BAT
   ``/etc/subuid``, ``/etc/aliases``, ``/etc/hosts``; 5 look-alikes written after the fix
   (``/etc/passwd`` under its path, the QR format's placeholders, hashed schemes and a bcrypt
   hash under a layout comment, ipsec.secrets' ``%prompt``).
+- batch 14: 134 forms and 19 look-alikes, blind on ``55126cc`` (21 leaked, 16 with ``findings:
+  0``; 3 look-alikes damaged): the third of batch 13's writing that a seeded shuffle kept
+  unmeasured and unread while batch 13's forms were fixed, from the same kinds of source. It
+  shows whether those fixes reach their siblings.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -751,6 +755,39 @@ _UNFLAGGED_13 = {
 }
 
 
+# batch 14 (measured blind on 55126cc), by cause
+_LIMITS_14: dict[str, str] = {
+    "split-powershell-plus": 'literals joined in code under a variable that names nothing (`$k = "A" + "B"`), the credential\'s name (`X-Api-Key`) only where the next line uses it',
+    "split-c-adjacent-literals": "the second of C's adjacent literals after `#define NAME`, continued by a backslash (the first is redacted)",
+    "wal-hardhat-env-mnemonic": f"{_WORDS}: a 24-word BIP-39 mnemonic under `MNEMONIC=` (the Etherscan key beside it is redacted)",
+    "mac-security-dump-keychain": f"{_WORDS}: `security dump-keychain -d`'s `data:` and a quoted passphrase of three words on the next line",
+    "mail-gmail-app-password-prose": f"{_WORDS}: `app password: <four groups of four letters>` in prose",
+    "chat-irc-weechat-log": "a WeeChat log's message `try the bastion with X`: no credential noun",
+    "loc-title-wifi": "a title's `Wifi at the office: X`: Wi-Fi names no credential",
+    "pr-th-user": f"{_FOREIGN}: Thai `รหัสผ่านคือX`, written without spaces between words",
+    "pr-ar-user": f"{_FOREIGN}: Arabic `كلمة المرور الجديدة هي X`",
+    "net-ovpn-tls-auth-inline": f"{_BARE}: an OpenVPN static key's 16 lines of 32 hex digits between its BEGIN and END lines (32 hex digits read as a digest)",
+    "win-web-config-machinekey": "machineKey's `validationKey=\"<128 hex>\"`: 128 hex digits, a SHA-512 digest's length (the decryptionKey and the connection string's password are redacted)",
+    "wal-lnd-macaroon-hex": f"{_ALONE}: an LND macaroon's hex (`0201036c6e64…`) as a whole result",
+    "wal-solana-id-json": f"{_ALONE}: a Solana keypair's 64-byte JSON list as a whole result (the second opinion flags it)",
+    "ocr-azure-portal-copy": f"{_ALONE}: the Azure portal's `Key 1`, then the key on the next line (the connection string's `AccountKey` is redacted; the second opinion flags the key)",
+    "ocr-pdf-spaced-form": f"{_ALONE}: a form's labels (`Online banking PIN`, `Security word`), each value on the line after its label",
+    "win-reg-add-autologon": f"{_ARGV}: `reg add … /v DefaultPassword /t REG_SZ /d X`: the value after `/d`, its name after `/v` (the second opinion flags it)",
+    "voip-voicemail-conf-pin": f"{_RECORD}: Asterisk's voicemail.conf `6001 => PIN,Name,email`",
+    "mail-postfix-sasl-passwd": f"{_RECORD}: Postfix's `sasl_passwd` `[host]:port user:X` (batch 5's layout again; the SendGrid key on the first line is redacted; the second opinion flags it)",
+    "voip-grandstream-pvalues": "Grandstream's P-values: the SIP password as `P34 = X`, a setting known by its number (`P2` under `# Admin password` is redacted)",
+    "net-junos-set-user": "Junos `$9$` (a reversible obfuscation) quoted after `authentication-key` in a `set` line (the SNMP community is redacted)",
+    "pay-card-fixture-csv": f"{_TABLE}: card numbers in a CSV's `card_number` column",
+}
+_UNFLAGGED_14 = set(_LIMITS_14) - {
+    "split-powershell-plus",
+    "wal-solana-id-json",
+    "ocr-azure-portal-copy",
+    "win-reg-add-autologon",
+    "mail-postfix-sasl-passwd",
+}
+
+
 def _unflagged(limits: dict[str, str], ids: Collection[str]) -> dict[str, str]:
     """The limits of ``ids`` as forms the second opinion does not flag either: by shape it sees
     nothing to flag in them. Every id must be one of the limits (a stale id is an error here,
@@ -930,6 +967,18 @@ BATCHES: dict[int, Batch] = {
             "ok-sip-digest-trace": "a SIP `Authorization: Digest username=…, response=<md5>` (a hash, not the password) and the `branch=` id read as credentials",
             "ok-env-example-placeholders": "`postgres://user:password@localhost` in an `.env.example`: the placeholder word as a URL's password",
             "x-rec-ok-fstab": "fstab's `credentials=/root/.smbcredentials` (a path to the credentials file, under a credential's name) read as the value",
+        },
+    ),
+    14: Batch(
+        14,
+        134,
+        19,
+        _LIMITS_14,
+        unflagged=_unflagged(_LIMITS_14, _UNFLAGGED_14),
+        damaged={
+            "ok-nodered-flow-ids": 'Node-RED\'s node ids (16 hex digits) under `"z":` and in `"wires"` read as random values (the same ids under `"id"` are intact)',
+            "ok-mcp-env-reference": "an MCP client's input flag `\"password\": true` (the input is masked) read as a credential's value",
+            "ok-pjsip-endpoints": "Asterisk's `pjsip show endpoints` row `InAuth:  6001-auth/6001`: an auth object's name read as a credential",
         },
     ),
 }
