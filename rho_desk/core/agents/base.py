@@ -48,6 +48,7 @@ __all__ = [
     "Loss",
     "Request",
     "SubagentRef",
+    "Uncounted",
     "Unused",
     "bulk",
     "iso_seconds",
@@ -222,6 +223,26 @@ class Loss(msgspec.Struct):
         }
 
 
+class Uncounted(Loss):
+    """The loss of a log read only for the snapshot of its active leaf (``AgentLog.leaf_only``),
+    which says nothing of what was left out: nothing is counted (empty, whatever is told)."""
+
+    def drop(self, path: str, count: int = 1) -> None:
+        pass
+
+    def rest(self, obj: Mapping[str, Any], used: frozenset[str], where: str) -> None:
+        pass
+
+    def rest_typed(self, obj: object, members: Unused) -> None:
+        pass
+
+    def note(self, what: str, count: int = 1) -> None:
+        pass
+
+    def merge(self, other: Loss) -> None:
+        pass
+
+
 class Request(msgspec.Struct):
     """One model request with the token counts the agent recorded for it (a struct: a log
     holds one per request, made in C)."""
@@ -311,11 +332,16 @@ class AgentLog(msgspec.Struct):
     leaf_only: bool = False
     """Only the snapshot of the active leaf will be taken (``open_snapshot``): what the leaf's
     history cannot hold (the output of tool calls before a compaction; Claude Code's replies
-    too) is let go as the reading passes it (:meth:`compacted`)."""
+    too) is let go as the reading passes it (:meth:`compacted`), and what the reading leaves
+    out is not counted (``loss`` is :class:`Uncounted`: a snapshot does not report it)."""
     released: Entry | None = None
     """The last compaction before which :meth:`compacted` let go of messages (``None``: none)."""
     _compacted: str | None = None
     """The step of the last compaction :meth:`compacted` was told of."""
+
+    def __post_init__(self) -> None:
+        if self.leaf_only and type(self.loss) is Loss:
+            self.loss = Uncounted()
 
     def add(self, entry: Entry) -> Entry:
         """Add ``entry`` (a repeated id replaces the earlier step in place, as the agents do)."""

@@ -144,11 +144,21 @@ class _State(msgspec.Struct):
     time: int
     epoch: str = ""
     """The compaction the path's history starts from ("" before the first): offsets count from it."""
+    revision: int = 0
+    """The revision the path is at (0: none yet)."""
+    compaction: CompactionState = CompactionState(0, 0)
+    history: list[Message] | None = None
+    """The path's complete history, kept only while revisions are passed without nodes of
+    their own (:func:`_build_line`'s ``leaf_only``): what a compaction reads it from."""
 
 
 @bulk
 def build(
-    log: AgentLog, *, session_id: str | None = None, split_after: Collection[str] = ()
+    log: AgentLog,
+    *,
+    session_id: str | None = None,
+    split_after: Collection[str] = (),
+    leaf_only: bool = False,
 ) -> AgentSessionFile:
     """The revision tree of ``log`` (see the module docstring).
 
@@ -156,6 +166,11 @@ def build(
         session_id: the id of the Rho session (default: the agent's own session id).
         split_after: step ids after which a new revision starts even in a line (the last step
             of each revision a previous import wrote, so that the revisions match again).
+        leaf_only: a tree good only for the snapshot of its active leaf (``open_snapshot``):
+            in a log whose steps form one line, the revisions before the last one that is a
+            complete snapshot (the first, a compaction) are passed without nodes or records
+            of their own; that one is the tree's root, with the revision number, compaction
+            state and history the whole tree gives it.
     """
     sid = session_id or log.session_id
     cuts = frozenset(split_after)
@@ -163,7 +178,7 @@ def build(
     header = HeaderRecord(4, sid, str(log.created), log.cwd)
     tree = SessionTree(header, source=str(log.path))
     if line_of is not None:
-        return _build_line(log, sid, tree, header, line_of)
+        return _build_line(log, sid, tree, header, line_of, leaf_only=leaf_only)
     log.check_parents()
     nodes, leaf_node = _group(log, sid, cuts)
     records: list[Record] = [header]
@@ -204,6 +219,8 @@ def build(
                         new_state.turns.copy(),
                         new_state.time,
                         new_state.epoch,
+                        new_state.revision,
+                        new_state.compaction,
                     ),
                 )
             )
@@ -248,7 +265,7 @@ def _line(log: AgentLog, sid: str, split_after: frozenset[str]) -> list[_Node] |
             or previous.compaction is not None  # type: ignore[union-attr]
             or up in split_after
         ):
-            node = _Node([entry], node_id_for(sid, entry.id), item)
+            node = _Node([entry], "", item)  # its id is made with its record
             if item is not None:
                 item.children.append(node)
             items.append(node)
@@ -263,10 +280,17 @@ def _line(log: AgentLog, sid: str, split_after: frozenset[str]) -> list[_Node] |
 
 
 def _build_line(
-    log: AgentLog, sid: str, tree: SessionTree, header: HeaderRecord, items: list[_Node]
+    log: AgentLog,
+    sid: str,
+    tree: SessionTree,
+    header: HeaderRecord,
+    items: list[_Node],
+    *,
+    leaf_only: bool = False,
 ) -> AgentSessionFile:
     """:func:`build` of a log whose revisions :func:`_line` found: the same records, attached
-    one after the other on the same path (no branch, no ``set_leaf``)."""
+    one after the other on the same path (no branch, no ``set_leaf``); with ``leaf_only``,
+    only from the last revision that is a complete snapshot on (see :func:`build`)."""
     records: list[Record] = [header]
     sources: dict[str, tuple[str, ...]] = {}
     metadata = {SOURCE_AGENT_KEY: log.agent, SOURCE_SESSION_KEY: log.session_id}
@@ -275,10 +299,22 @@ def _build_line(
     offsets: dict[str, tuple[str, int]] = {}
     adopt = tree.adopt
     line = 1
+    if leaf_only:
+        # a compaction always starts its revision, which holds the complete history
+        base = next(
+            (i for i in range(len(items) - 1, 0, -1) if items[i].entries[0].compaction is not None),
+            0,
+        )
+        if base:
+            state.history = []
+            for item in items[:base]:
+                _advance(tree, log, item, state, offsets)
+            items = items[base:]
     for item in items:
         line += 1
         record = _node_record(tree, log, sid, item, state, offsets, metadata, cache_key)
         state.node = adopt(record, line=line, offset=0)
+        state.history = None  # the tree holds it from here on
         records.append(record)
         sources[record.id] = tuple(map(_ID, item.entries))
     return _session_file(log, tree, sources, records)
@@ -381,13 +417,75 @@ def _node_record(
     """The record of the revision ``item``; ``state`` (the path up to its parent) becomes the
     path up to it (its node still to be set)."""
     parent = state.node
-    revision = (parent.revision if parent is not None else 0) + 1
+    appended, full, facts, hidden = _advance(tree, log, item, state, offsets)
+    revision, compaction, provider = state.revision, state.compaction, state.provider
+    stamp = str(state.time)
+    if hidden:
+        shown = tuple(
+            [
+                StoredDisplayMessage(stamp, m)
+                for n, m in enumerate(appended)
+                if m.system is None and n not in hidden
+            ]
+        )
+    else:
+        shown = tuple([StoredDisplayMessage(stamp, m) for m in appended if m.system is None])
+    node_id = item.node_id or node_id_for(sid, item.entries[0].id if item.entries else "")
+    parent_id = parent.id if parent is not None else None
+    kind = NodeKind.COMPACTION if facts is not None else NodeKind.COMMIT
+    if full is not None:
+        snapshot = SessionSnapshot.new(
+            sid, revision, full, provider, compaction, metadata=metadata, prompt_cache_key=cache_key
+        )
+        return NodeRecord(
+            id=node_id,
+            parent_id=parent_id,
+            timestamp=stamp,
+            kind=kind,
+            compaction_facts=facts,
+            transition=SnapshotTransition(snapshot),
+            display_messages=shown,
+        )
+    assert parent is not None
+    delta = StoredSnapshotDelta(
+        revision - 1,
+        sid,
+        revision,
+        tuple(appended),
+        provider,
+        compaction,
+        metadata,
+        cache_key,
+    )
+    return NodeRecord(
+        id=node_id,
+        parent_id=parent_id,
+        timestamp=stamp,
+        kind=NodeKind.COMMIT,
+        transition=DeltaTransition(delta),
+        display_messages=shown,
+    )
+
+
+def _advance(
+    tree: SessionTree,
+    log: AgentLog,
+    item: _Node,
+    state: _State,
+    offsets: dict[str, tuple[str, int]],
+) -> tuple[list[Message], list[Message] | None, CompactionFacts | None, set[int]]:
+    """The path through the revision ``item``: ``state`` (the path up to its parent) becomes the
+    path up to it (its node unset), and the revision's messages are returned: those it appends,
+    its complete history when it is a snapshot (the first revision, a compaction), its
+    compaction's facts, and which of the appended messages are hidden from the display."""
+    parent = state.node
+    revision = state.revision + 1
     turns = state.turns
     provider = state.provider
     time = state.time
-    compaction = parent.compaction if parent is not None else CompactionState(0, 0)
+    compaction = state.compaction
     facts: CompactionFacts | None = None
-    full: list[Message] | None = None if parent is not None else []
+    full: list[Message] | None = None if state.revision else []
     appended: list[Message] = []
     length = state.length
     epoch = state.epoch
@@ -399,14 +497,20 @@ def _node_record(
             provider = entry.model
         if entry.compaction is not None:
             # a compaction always starts its revision: the history before it is the parent's
-            before = tree.history(parent) if parent is not None else ()
+            before: Sequence[Message] = (
+                state.history
+                if state.history is not None
+                else tree.history(parent)
+                if parent is not None
+                else ()
+            )
             head = list(entry.compaction.head)
             kept = offsets.get(entry.compaction.keep_from or "")
             if kept is not None and kept[0] == epoch and kept[1] <= len(before):
                 head.extend(before[kept[1] :])
             previous_tokens = entry.compaction.tokens_before or estimate_messages_tokens(before)
             current_tokens = estimate_messages_tokens(head)
-            if parent is not None or full:
+            if state.revision or full:
                 compaction = compaction.record(
                     previous_messages=len(before),
                     current_messages=len(head),
@@ -465,53 +569,11 @@ def _node_record(
             length += 1
     if full is not None:
         full.extend(appended)
-    stamp = str(time)
-    if hidden:
-        shown = tuple(
-            [
-                StoredDisplayMessage(stamp, m)
-                for n, m in enumerate(appended)
-                if m.system is None and n not in hidden
-            ]
-        )
-    else:
-        shown = tuple([StoredDisplayMessage(stamp, m) for m in appended if m.system is None])
-    node_id = item.node_id
-    parent_id = parent.id if parent is not None else None
-    kind = NodeKind.COMPACTION if facts is not None else NodeKind.COMMIT
-    if full is not None:
-        snapshot = SessionSnapshot.new(
-            sid, revision, full, provider, compaction, metadata=metadata, prompt_cache_key=cache_key
-        )
-        record = NodeRecord(
-            id=node_id,
-            parent_id=parent_id,
-            timestamp=stamp,
-            kind=kind,
-            compaction_facts=facts,
-            transition=SnapshotTransition(snapshot),
-            display_messages=shown,
-        )
-    else:
-        assert parent is not None
-        delta = StoredSnapshotDelta(
-            parent.revision,
-            sid,
-            revision,
-            tuple(appended),
-            provider,
-            compaction,
-            metadata,
-            cache_key,
-        )
-        record = NodeRecord(
-            id=node_id,
-            parent_id=parent_id,
-            timestamp=stamp,
-            kind=NodeKind.COMMIT,
-            transition=DeltaTransition(delta),
-            display_messages=shown,
-        )
+    if state.history is not None:
+        if full is not None:
+            state.history = full
+        else:
+            state.history.extend(appended)
     state.node = None
     state.length, state.provider, state.turns, state.time, state.epoch = (
         length,
@@ -520,7 +582,8 @@ def _node_record(
         time,
         epoch,
     )
-    return record
+    state.revision, state.compaction = revision, compaction
+    return appended, full, facts, hidden
 
 
 def _goes_on(item: _Node) -> bool:

@@ -218,11 +218,12 @@ def open_session(
     With ``leaf_only`` the tree is good for the snapshot of its active leaf only: the tool
     results (and Claude Code's replies) of revisions before the leaf's last compaction may be
     empty but for their calls (read as :attr:`AgentLog.leaf_only` says; a log whose leaf turns out to be on a
-    branch is read again whole)."""
+    branch is read again whole), and only its revisions from the last complete snapshot on
+    have nodes (``build``'s ``leaf_only``)."""
     log = read_log(path, agent=agent, tolerant=tolerant, leaf_only=leaf_only)
     if not log.keeps_leaf():
         log = read_log(path, agent=agent, tolerant=tolerant)
-    return build(log)
+    return build(log, leaf_only=leaf_only)
 
 
 def default_homes(env: Mapping[str, str] | None = None) -> dict[str, Path]:

@@ -21,6 +21,7 @@ from rho_desk.core.agents.build import build
 from rho_desk.core.agents.formats import session_paths
 from rho_desk.core.errors import InputError
 from rho_desk.core.stores.open import open_snapshot
+from rho_desk.core.stores.rho_files.records import NodeKind
 from rho_desk.core.wire import encode
 
 _CLAUDE_NAME = "6b7c0e2a-1111-4222-8333-444455556666.jsonl"
@@ -255,3 +256,91 @@ def test_random_claude_code_histories_have_the_same_snapshot(
     tmp_path: Path, records: list[dict[str, Any]]
 ) -> None:
     _assert_same_snapshot(_write(tmp_path / _CLAUDE_NAME, records))
+
+
+@st.composite
+def _codex_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Turns (a call answered, answered with an error, or never: an aborted call), compactions
+    (after a token count or not, with a replacement history or not) and model changes."""
+    lines: list[dict[str, Any]] = [
+        {"timestamp": "2026-03-01T10:00:00.000Z", "type": "session_meta",
+         "payload": {"id": "t1", "cwd": "/w", "timestamp": "2026-03-01T10:00:00.000Z"}},
+    ]  # fmt: skip
+
+    def put(kind: str, payload: dict[str, Any]) -> None:
+        stamp = f"2026-03-01T10:{len(lines) // 60 % 60:02d}:{len(lines) % 60:02d}.000Z"
+        lines.append({"timestamp": stamp, "type": kind, "payload": payload})
+
+    for n in range(draw(st.integers(1, 16))):
+        step = draw(st.sampled_from(["turn", "turn", "turn", "compacted", "model"]))
+        if step == "model":
+            put("turn_context", {"cwd": "/w", "model": draw(st.sampled_from(["gpt-x", "gpt-y"]))})
+        elif step == "compacted":
+            if draw(st.booleans()):
+                usage = {"input_tokens": 100 * n, "output_tokens": 10, "total_tokens": 100 * n + 10}
+                put("event_msg", {"type": "token_count",
+                                  "info": {"total_token_usage": usage, "last_token_usage": usage}})  # fmt: skip
+            payload: dict[str, Any] = {"message": f"summary {n}"}
+            if draw(st.booleans()):
+                payload["replacement_history"] = [
+                    {"type": "message", "role": "user",
+                     "content": [{"type": "input_text", "text": f"kept {n}"}]}
+                ]  # fmt: skip
+            put("compacted", payload)
+        else:
+            put("response_item", {"type": "message", "role": "user",
+                                  "content": [{"type": "input_text", "text": f"prompt {n}"}]})  # fmt: skip
+            put("response_item", {"type": "function_call", "name": "shell", "call_id": f"c{n}",
+                                  "arguments": json.dumps({"command": ["cat", f"f{n}"]})})  # fmt: skip
+            outcome = draw(st.sampled_from(["ok", "ok", "error", "none"]))
+            if outcome != "none":
+                output = (
+                    _result(n)
+                    if outcome == "ok"
+                    else json.dumps({"output": "no", "metadata": {"exit_code": 1}})
+                )
+                put("response_item", {"type": "function_call_output", "call_id": f"c{n}",
+                                      "output": output})  # fmt: skip
+            put("response_item", {"type": "message", "role": "assistant",
+                                  "content": [{"type": "output_text", "text": f"answer {n}"}]})  # fmt: skip
+    return lines
+
+
+@settings(
+    max_examples=120,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(lines=_codex_histories())
+def test_random_codex_histories_have_the_same_snapshot(
+    tmp_path: Path, lines: list[dict[str, Any]]
+) -> None:
+    _assert_same_snapshot(_write(tmp_path / _CODEX_NAME, lines))
+
+
+def test_the_lean_tree_starts_at_the_last_compaction(tmp_path: Path) -> None:
+    """Read for the leaf's snapshot, a line's revisions before its last compaction get no node:
+    the compaction's revision is the root, with the revision number and compaction state the
+    whole tree gives it; nothing the reading left out is counted."""
+    log = _Claude()
+    for _ in range(3):
+        log.turns(4)
+        log.compaction()
+    log.turns(2)
+    path = _write(tmp_path / _CLAUDE_NAME, log.records)
+    whole = build(read_log(path)).tree
+    lean_log = read_log(path, leaf_only=True)
+    lean = build(lean_log, leaf_only=True).tree
+    compactions = [n for n in whole.nodes.values() if n.kind is NodeKind.COMPACTION]
+    assert len(compactions) == 3
+    last = compactions[-1]
+    on_leaf = [n for n in whole.nodes.values() if n.revision >= last.revision]
+    assert [(n.id, n.revision, n.compaction) for n in lean.nodes.values()] == [
+        (n.id, n.revision, n.compaction) for n in on_leaf
+    ]
+    root = next(iter(lean.nodes.values()))
+    assert root.parent is None and root.id == last.id
+    assert encode(lean.snapshot(None)) == encode(whole.snapshot(None))
+    assert lean_log.loss.as_json() == {"dropped": {}, "made": {}}
+    assert read_log(path).loss.as_json()["dropped"]  # the whole reading counts them
+    assert len(build(read_log(path, leaf_only=True)).tree.nodes) == len(whole.nodes)
