@@ -298,3 +298,68 @@ def test_the_digest_is_taken_beside_the_read_and_its_failure_is_told(
     with pytest.raises(StorageError, match="planted"):
         import_session(source, output=tmp_path / "b.jsonl")
     assert not (tmp_path / "b.jsonl").exists()
+
+
+def test_the_transcript_is_its_records_encoded_line_by_line(tmp_path: Path) -> None:
+    """What ``import`` writes is each record's JSON and a newline, in order, over many chunks."""
+    from rho_desk.core.agents import build as build_module
+    from rho_desk.core.agents import importer, read_log
+
+    source = tmp_path / "rollout-2026-03-01T10-00-00-019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c98.jsonl"
+    stamp = "2026-03-01T10:00:00.000Z"
+    lines: list[dict[str, object]] = [
+        {"timestamp": stamp, "type": "session_meta",
+         "payload": {"id": "019c2b7e-5a10-7c3d-9e21-4b8f6a2d1c98", "timestamp": stamp, "cwd": "/w"}},
+    ]  # fmt: skip
+    for turn in range(300):
+        lines += [
+            {"timestamp": stamp, "type": "response_item",
+             "payload": {"type": "message", "role": "user",
+                         "content": [{"type": "input_text", "text": f"prompt {turn} é\u202e"}]}},
+            {"timestamp": stamp, "type": "response_item",
+             "payload": {"type": "function_call", "name": "shell", "call_id": f"c{turn}",
+                         "arguments": "{}"}},
+            {"timestamp": stamp, "type": "response_item",
+             "payload": {"type": "function_call_output", "call_id": f"c{turn}",
+                         "output": f"out {turn} " + "y" * (turn * 37 % 5000)}},
+        ]  # fmt: skip
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "imported.jsonl"
+    old = importer._CHUNK
+    importer._CHUNK = 64 * 1024  # many chunks, each of several records
+    try:
+        result = import_session(source, output=out)
+    finally:
+        importer._CHUNK = old
+    built = build_module.build(read_log(source), session_id=result.receipt.session_id)
+    expected = b"".join(msgspec.json.encode(r) + b"\n" for r in built.records)
+    assert len(expected) > 20 * 64 * 1024
+    assert out.read_bytes() == expected
+
+
+@pytest.mark.parametrize("writev", ["short", "none", "whole"])
+def test_write_parts_writes_every_byte_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writev: str
+) -> None:
+    """``write_parts``: more pieces than one ``writev`` takes, a short write, no ``writev``."""
+    import os
+
+    from rho_desk.core.system import fsio
+
+    parts = [f"{n}:".encode() + b"z" * (n % 7) for n in range(2500)]
+    if writev == "short":
+
+        def short(fd: int, batch: list[bytes]) -> int:
+            return os.write(fd, b"".join(batch)[: max(1, sum(map(len, batch)) // 3)])
+
+        monkeypatch.setattr(fsio, "_WRITEV", short)
+    elif writev == "none":
+        monkeypatch.setattr(fsio, "_WRITEV", None)
+    path = tmp_path / "out"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        assert fsio.write_parts(fd, parts) == sum(map(len, parts))
+        assert fsio.write_parts(fd, []) == 0
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == b"".join(parts)
