@@ -303,6 +303,9 @@ class _Reader:
         self.settled = False
         """The log's session id, working directory, version and start are known (what
         :meth:`typed` takes from a record only while one of them is not)."""
+        self.timed = not log.leaf_only
+        """Whether the steps' times are read (a snapshot holds none: read ``leaf_only``, the
+        typed records' steps have time 0)."""
         self.spent = 0
         """How many of ``replies`` :meth:`let_go` has seen."""
 
@@ -422,7 +425,7 @@ class _Reader:
         if parent is not None:
             parent = self.alias.get(parent, parent)
         if isinstance(record, _User):
-            self.typed_user(record, parent, iso_seconds(stamp))
+            self.typed_user(record, parent, iso_seconds(stamp) if self.timed else 0)
             loss.rest_typed(record, _USER_UNUSED)
             return True
         message = record.message
@@ -435,7 +438,8 @@ class _Reader:
             self.alias[uuid] = self.last = reply.entry.id
         else:
             # (the time of a record that goes on with a reply is not read: its reply has one)
-            reply = self.new_reply(record.uuid, parent, iso_seconds(stamp), message.model, msg_id)
+            time = iso_seconds(stamp) if self.timed else 0
+            reply = self.new_reply(record.uuid, parent, time, message.model, msg_id)
         self.typed_blocks(reply, message.content)
         if usage is not None:
             reply.usage = (
@@ -746,6 +750,7 @@ class _Reader:
         log = self.log
         usages: dict[tuple[int | None, ...], tuple[ModelUsage, bool]] = {}
         """Figures -> their usage and whether it is empty (many requests have the same)."""
+        counted = not log.leaf_only  # a snapshot holds no requests: none are made for it
         for reply in self.replies.values():
             reply.entry.messages.append(
                 Message.enriched(
@@ -758,7 +763,7 @@ class _Reader:
                 )
             )
             raw = reply.usage
-            if raw is not None:
+            if raw is not None and counted:
                 known_usage = None
                 a, b, c, d = raw
                 if type(a) is int and type(b) is int and type(c) is int and type(d) is int:

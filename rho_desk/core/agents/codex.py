@@ -381,6 +381,9 @@ class _Reader:
         """The tokens of the last recorded request (prompt and reply): what a compaction replaced."""
         self.unanswered: list[str] = []
         """Calls of the current turn without an output yet."""
+        self.timed = not log.leaf_only
+        """Whether the steps' times are read (a snapshot holds none: read ``leaf_only``, the
+        typed records' steps and requests have time 0)."""
         self.usages: dict[tuple[object, ...], ModelUsage] = {}
         """A typed token count's figures, all integers, -> their usage (many requests have the
         same)."""
@@ -491,7 +494,7 @@ class _Reader:
         if isinstance(line, _ResponseLine):
             item = line.payload
             stamp = line.timestamp
-            time = iso_seconds(stamp)
+            time = iso_seconds(stamp) if self.timed else 0
             if isinstance(item, _Message):
                 role = item.role
                 texts = [ContentBlock.of_text(part.text or "") for part in item.content]
@@ -523,7 +526,8 @@ class _Reader:
             if kind == "token_count":
                 info = event.info
                 if info is not None and info.last_token_usage is not None:
-                    self.typed_token_count(info, info.last_token_usage, iso_seconds(line.timestamp))
+                    time = iso_seconds(line.timestamp) if self.timed else 0
+                    self.typed_token_count(info, info.last_token_usage, time)
             elif kind in ("thread_rolled_back", "turn_aborted"):
                 return False
             else:

@@ -51,6 +51,18 @@ def _assert_same_snapshot(path: Path, agent: str | None = None) -> None:
         return
     assert whole_error is None
     assert lean == whole
+    assert _steps(read_log(path, agent=agent, leaf_only=True)) == _steps(
+        read_log(path, agent=agent)
+    )
+
+
+def _steps(log: Any) -> list[tuple[Any, ...]]:
+    """The shape of a log's steps, which a ``leaf_only`` reading keeps (it empties results and
+    replies, reads no times and counts no loss)."""
+    return [
+        (e.id, e.parent, e.turn, e.hidden, e.compaction is not None, len(e.messages), e.line)
+        for e in log.entries.values()
+    ] + [log.leaf, log.session_id, log.cwd, log.created, log.version, log.title]
 
 
 def _write(path: Path, records: list[dict[str, Any]]) -> Path:
