@@ -477,7 +477,6 @@ _LIMITS_9: dict[str, str] = {
     "sdk-launchdarkly-sdk-key": f'{_POSITION}: `Config("sdk-<uuid>")`: a vendor prefix the catalogue does not hold',
     "sdk-firecrawl-exa": f'{_POSITION}: `Exa("<uuid>")` in reasoning prose',
     "sdk-dropbox-short-lived": f'{_POSITION}: `dropbox.Dropbox("sl.u.…")`: a vendor prefix the catalogue does not hold',
-    "hist-doskey-history": f"{_ARGV}: `net use Z: \\\\nas\\share /user:D\\u X`: the password after `/user:` by position (the `set` line is redacted)",
     "fx-cypress-env-json": f'{_NAME}: `"mailslurpKey": "<64 hex>"` (a digest\'s length; `adminPass` is redacted)',
     "nl-zu": f"{_FOREIGN}: Zulu `iphasiwedi`; the value `05h-oZ0-Nay1_0` in groups of two or three pieces, as a name's (the prose reader's shape)",
     "nl-ku": f"{_FOREIGN}: Kurmanji `şîfre`, the value before the copula; `tIna_ZEGv7-E_5` in groups of few pieces, as a name's (the prose reader's shape)",
@@ -501,7 +500,6 @@ _UNFLAGGED_9 = {
     "url-youtube-stream-key",
     "sdk-launchdarkly-sdk-key",
     "sdk-firecrawl-exa",
-    "hist-doskey-history",
     "fx-cypress-env-json",
     "nl-zu",
     "nl-ku",
@@ -714,11 +712,6 @@ _UNFLAGGED_12 = set(_LIMITS_12) - {
 
 # batch 13 (measured blind on 25c6d39), by cause
 _LIMITS_13: dict[str, str] = {
-    "game-srcds-cmdline": f"{_ARGV}: Source's `+sv_setsteamaccount X +rcon_password X` (a `+name value` console variable on the command line)",
-    "game-steamcmd-guard-user": f"{_ARGV}: steamcmd's `+login user X <guard code>` in a user's text: the Steam Guard code after the password (the password is redacted)",
-    "mac-dscl-passwd": f"{_ARGV}: `dscl . -passwd /Users/u X` by position",
-    "win-net-use-positional": f"{_ARGV}: `net use Z: \\\\host\\share X /user:…` by position",
-    "net-cisco-snmpv3-user": f"{_DIRECTIVE}: IOS `snmp-server user … auth sha X priv aes 128 Y`: the privacy password after the key size (the auth password is redacted)",
     "fx-prisma-seed-bcrypt": f'{_POSITION}: `bcrypt.hash("X", 10)` (the plaintext a seed script hashes)',
     "win-netsh-wlan-key-clear": f"{_WORDS}: netsh's `Key Content : <three words>`",
     "chat-mattermost-jsonl": f"{_WORDS}: `ssh key passphrase for deploy@ is <four words>` in a Mattermost export's JSON `message`",
@@ -736,12 +729,27 @@ _LIMITS_13: dict[str, str] = {
     "fx-sql-seed-api-keys": "a SQL `INSERT INTO api_keys (name, key, …) VALUES (…)`: the value's column named `key` by the column list, not beside it",
     "sys-nginx-basic-header": f"{_LIMITS_3['cfg-nginx-basic-header']} (batch 3's nginx form, in `proxy_set_header`)",
     "bk-restic-password-command-cwd": "a token-shaped directory name (`rst_<base64url>`) as the whole `cwd`: a path's segment names nothing",
+    "x-argv14-netsnmp-createuser": f'{_DIRECTIVE}: net-snmp\'s `createUser NAME SHA "X" AES "Y"`: the passphrases by their place after each algorithm',
+    "x-argv14-passwd-printf": "`printf 'X\\nX\\n' | passwd`: the format's `\\n`, decoded once more by the window's nested views, splits the command into lines",
+    **{
+        f"x-authz14-{k}": f"an Authorization header's `Basic` value given {how}"
+        for k, how in (
+            ("scala-map", "as a map's item (Scala's `->`)"),
+            ("nginx-proxy", "to nginx's `proxy_set_header`"),
+            ("apache-requestheader", "to Apache's `RequestHeader set`"),
+            ("haproxy", "to HAProxy's `set-header`"),
+            ("caddy", "to Caddy's `header_up`"),
+            ("kotlin-mapof", "as a map's item (Kotlin's `to`)"),
+            ("rust-header", "as a call's argument (`.header(…)`)"),
+            ("elixir-tuple", "as a tuple's item"),
+            ("envoy-yaml", "as Envoy's `key:`/`value:` pair"),
+            ("perl-hash", "as a hash's item (Perl's `=>`)"),
+        )
+    },
+    "x-sql14-mssql-brackets": "a SQL `INSERT` whose column list names the value's column, `[bracketed]` identifiers and `N'…'` strings",
+    "x-sql14-multiline-cols": "a SQL `INSERT` whose column list and values are each over several lines",
 }
 _UNFLAGGED_13 = {
-    "game-steamcmd-guard-user",
-    "mac-dscl-passwd",
-    "win-net-use-positional",
-    "net-cisco-snmpv3-user",
     "fx-prisma-seed-bcrypt",
     "win-netsh-wlan-key-clear",
     "chat-mattermost-jsonl",
@@ -752,6 +760,22 @@ _UNFLAGGED_13 = {
     "loc-cwd-share-path",
     "chat-telegram-split-entities",
     "sys-nginx-basic-header",
+    "x-argv14-passwd-printf",
+    *(
+        f"x-authz14-{k}"
+        for k in (
+            "scala-map",
+            "nginx-proxy",
+            "apache-requestheader",
+            "haproxy",
+            "caddy",
+            "kotlin-mapof",
+            "rust-header",
+            "elixir-tuple",
+            "envoy-yaml",
+            "perl-hash",
+        )
+    ),
 }
 
 
@@ -967,6 +991,7 @@ BATCHES: dict[int, Batch] = {
             "ok-sip-digest-trace": "a SIP `Authorization: Digest username=…, response=<md5>` (a hash, not the password) and the `branch=` id read as credentials",
             "ok-env-example-placeholders": "`postgres://user:password@localhost` in an `.env.example`: the placeholder word as a URL's password",
             "x-rec-ok-fstab": "fstab's `credentials=/root/.smbcredentials` (a path to the credentials file, under a credential's name) read as the value",
+            "x-sql14-ok-key-ids": "a SQL `INSERT`'s `key` column holding a name (`ci-readonly`) read as a key",
         },
     ),
     14: Batch(

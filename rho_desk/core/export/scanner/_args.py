@@ -20,6 +20,9 @@ the words themselves say:
   ``/secure``, ``/oper``, ``tsig``, ``user``...) in the program's name or a subcommand: the
   random-looking arguments after it (``b2 account authorize ID X``, ``bw unlock X``, ``mega-login
   mail X``, ``/msg NickServ IDENTIFY X``), not a word that is an option's value;
+* **a console variable set on the command line** (``+name value``, a game server's syntax;
+  ``+set name value``): under a credential's name (``+rcon_password X``, ``+set g_password X``)
+  a value that is no reference, under any name a token-shaped one (``+sv_setsteamaccount X``);
 * **key shapes** anywhere among the arguments: a licence key's dashed groups (``XXXXX-XXXXX-…``,
   ``SC-XXXX-…``), a base32 seed after an option or on a line of one-time passwords (``oathtool -b
   X``), a UUID given to an option named as a key or token (``--setup-key <uuid>``);
@@ -387,6 +390,35 @@ def _directive_value(args: Sequence[Word]) -> tuple[int, int] | None:
     return None
 
 
+_SET_VERBS: Final = frozenset({b"set", b"seta", b"sets", b"setu"})
+"""A console's verbs that set a variable named by the next word (Quake's ``+set g_password X``)."""
+
+
+def _console_values(args: Sequence[Word]) -> list[tuple[int, int]]:
+    """The values of a console variable set on a command line (``+name value``, a game server's
+    syntax: Source's ``+rcon_password X``, ``+sv_setsteamaccount X``; ``+set name value``): under a
+    credential's name a value that is no reference or placeholder, under any name a value
+    shaped as a token (a server's login token is named by what it does). ``+map de_dust2`` and
+    ``+maxplayers 16`` set no credential."""
+    out: list[tuple[int, int]] = []
+    for n, w in enumerate(args[:-1]):
+        if not w.text.startswith(b"+") or w.lead or len(w.text) < 3:
+            continue
+        name, at = w.text[1:], n + 1
+        if name.lower() in _SET_VERBS:
+            name, at = args[n + 1].text, n + 2
+        if at >= len(args):
+            continue
+        value = args[at]
+        if value.text.startswith((b"+", b"-")) and not value.lead:
+            continue  # the next variable or option: none given
+        if (name_is_credential(name.decode("latin-1")) and _taken(value.text)) or token_shaped(
+            value.text
+        ):
+            out.append(value.span(0, len(value.text)))
+    return out
+
+
 def any_values(
     words: Sequence[Word], start: int, end: int, fed: Sequence[Word]
 ) -> list[tuple[int, int]]:
@@ -458,6 +490,7 @@ def any_values(
                 out.append(w.span(*found))
         position += 1
         after_option = False
+    out += _console_values(args)
     for n in range(2, len(args) - 1):  # SQL's and db2's ``CONNECT … USER u USING X``
         if args[n].text.lower() == b"using" and args[n - 2].text.lower() == b"user":
             value = args[n + 1]
@@ -507,12 +540,15 @@ ANY_GATES: Final = (
     # standard input: a literal echoed or printed into a command, a here-string
     rb"(?:echo|printf)[ \t]" + _IN_LINE + rb"\|",
     rb"<<<",
+    # a console variable set on a command line: +rcon_password X, +set g_password X, a token
+    rb"[ \t]\+(?:set[asu]?[ \t]+)?[a-z0-9_]{0,30}(?:pass|pw|secret|token|key|auth)[a-z0-9_]{0,30}[ \t]+[^\s+\-]",
+    rb"[ \t]\+[a-z][a-z0-9_]{1,40}[ \t]+(?:\\{0,7}['\"])?[0-9a-z]{16}",
 )
 """What marks a line ``any_values`` may find something on (caseless, lower case): ``_argv`` adds
 these to its gate. A quote around a value may be JSON-escaped (``--key \\"X\\"`` in an export)."""
 ANY_LITERALS: Final = (
     rb"[ \t]-|/user|-u|user|@|login|logon|signin|auth|identify|unlock|unseal|secure|tsig|oper|kinit"
-    rb"|cred|ipk|join|crypt|otp|oath|2fa|mfa|licen|serial|echo|printf|<<<|[a-z0-9]{4}-[a-z0-9]{4}"
+    rb"|cred|ipk|join|crypt|otp|oath|2fa|mfa|licen|serial|echo|printf|<<<|[a-z0-9]{4}-[a-z0-9]{4}|[ \t]\+"
 )
 """A short piece of each of ``ANY_GATES`` (lower case): without the gate, ``_structure`` tries the
 lines holding one."""

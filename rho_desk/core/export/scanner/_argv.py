@@ -13,7 +13,8 @@ read by its client's entry, which is data (``_clients``):
   user,X`` (after the ``,``), ``smbclient -U user%X`` (after the ``%``), ``openssl -k X`` and
   ``-pass pass:X`` (after ``pass:``; ``env:``, ``file:`` and ``stdin`` name where it is),
   ``xfreerdp /p:X``; the n-th word after the option (``steamcmd +login user X``, ``mkstore
-  -createCredential db user X``); an option of some subcommands only (``docker login -p X``,
+  -createCredential db user X``), and the words after it up to an option (steamcmd's guard code,
+  ``dscl . -passwd /Users/u OLD NEW``); an option of some subcommands only (``docker login -p X``,
   ``security add-generic-password -w X``);
 * **positions** (``Position``): the n-th argument after the client's subcommand words, when the
   argument before it says what it is (``poetry config http-basic.R user X``, ``sqlplus
@@ -441,6 +442,11 @@ def _read(
                     nxt = args[n + how.words]
                     out += _option_values(nxt, 0, len(nxt.text), how.part, loose=loose)
                     n += how.words
+                    for _ in range(how.then):  # a code or a new password after it
+                        if not _given(args, n, 1, opt[:1]) or args[n + 1].text[:1] in b"-+":
+                            break
+                        n += 1
+                        out += _option_values(args[n], 0, len(args[n].text), how.part, loose=loose)
                 found = True
             elif (
                 how.glued

@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 83
+RULESET_VERSION: Final = 84
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -342,7 +342,14 @@ site key is public; a label spelling its field's name, and an id with a path of 
 (``LoadCredential=id:/path``), are no values; OAuth's ``state`` (where the text names OAuth's
 flow) and a ``challenge`` are random by design; a quoted word after an upper-case keyword
 (DuckDB's ``REGION 'eu-west-1'``) is that option's value; a quoted ``"<password>"`` with no end
-tag is a placeholder; a line's start is 0 at a buffer's start (a noun on the first line)."""
+tag is a placeholder; a line's start is 0 at a buffer's start (a noun on the first line).
+84: a client's credential by its position: a console variable set on a command line (``+name
+value``, ``+set name value``) under a credential's name or shaped as a token (``+rcon_password
+X``, ``+sv_setsteamaccount X``); the words after an option's password up to the next option
+(steamcmd's Steam Guard code, ``dscl . -passwd /Users/u OLD NEW``); SNMPv3's ``priv`` names a
+password (``priv aes 128 X``); past the first level of escapes, a window's word holding a
+backslash that escapes nothing (a UNC path ``\\\\nas01\\share``) is not decoded again, so
+``\\n`` in it is no line break."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -50,6 +50,10 @@ class Option:
     """Separate, the password is this word after the option: steamcmd's ``+login user X`` (2),
     mkstore's ``-createCredential db user X`` (3). An option or an operator before it: none is
     given (``+login anonymous +quit``)."""
+    then: int = 0
+    """Separate, this many words after the password are credentials too, up to an option or an
+    operator: steamcmd's Steam Guard code (``+login user X CODE``), dscl's new password after the
+    old (``-passwd /Users/u OLD NEW``)."""
     under: tuple[tuple[str, ...], ...] = ()
     """The subcommands under which the option gives a password (none: under every one):
     ``docker login -p X`` does, ``docker run -p 80:80`` does not. The subcommand's words come
@@ -106,7 +110,7 @@ _RAR: Final = Client({"-p": _GLUED, "-hp": _GLUED})
 
 def _under(options: tuple[str, ...], how: Option, *under: tuple[str, ...]) -> dict[str, Option]:
     """``options`` giving a password as ``how`` does, under one of the subcommands ``under``."""
-    return {opt: Option(how.glued, how.separate, how.part, how.words, under) for opt in options}
+    return {opt: Option(how.glued, how.separate, how.part, how.words, how.then, under) for opt in options}
 
 
 def _login(*under: str, options: tuple[str, ...] = ("-p",), how: Option = _P) -> dict[str, Option]:
@@ -129,7 +133,7 @@ _ORACLE: Final = Client(
 )
 _KEYTOOL = {opt: _SEPARATE for opt in ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "-srckeypass", "-destkeypass", "-new")}
 _POSTFIX_DASH_P: Final = Client({"-p": _P, "-P": _P})
-_STEAM: Final = Client({"+login": Option(glued=False, words=2)})
+_STEAM: Final = Client({"+login": Option(glued=False, words=2, then=1)})
 
 CLIENTS: Final[dict[str, Client]] = {
     # databases
@@ -211,6 +215,7 @@ CLIENTS: Final[dict[str, Client]] = {
     "pure-pw": _POSTFIX_DASH_P,
     # a password as the n-th word after its option, or by position after a subcommand
     "steamcmd": _STEAM, "steamcmd.sh": _STEAM, "steamcmd.exe": _STEAM,
+    "dscl": Client({"-passwd": Option(glued=False, words=2, then=1)}),
     "mkstore": Client({**dict.fromkeys(("-createCredential", "-modifyCredential"), Option(glued=False, words=3)),
                        **dict.fromkeys(("-createEntry", "-modifyEntry"), Option(glued=False, words=2))},
                       takes=frozenset({"-wrl", "-wrlpwd"})),

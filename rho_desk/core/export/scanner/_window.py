@@ -97,14 +97,40 @@ _WORTH_DECODING: Final = re.compile(rb'\\[nrt"]')
 of the text for a backslash and the byte after it, not one search for each escape)."""
 
 
-def _unescape(text: bytes) -> tuple[bytes, _Map] | None:
+_NOT_AN_ESCAPE: Final = re.compile(rb'(?:^|[^\\])(?:\\\\)*\\[^\\"/bfnrtu]')
+"""A backslash no JSON string holds unpaired: before a byte that escapes nothing (``\\p``)."""
+_WORD: Final = re.compile(rb"[^\s]+")
+
+
+def _kept(text: bytes) -> list[tuple[int, int]]:
+    """The words of ``text`` holding a backslash that escapes nothing (``\\\\nas01\\projects``, a
+    UNC path; ``C:\\Users\\ana\\new``): text a decoded level gave, not a JSON string's, so
+    their escapes are not decoded again (a share ``\\\\nas01`` is no line break and ``as01``)."""
+    out: list[tuple[int, int]] = []
+    for m in _NOT_AN_ESCAPE.finditer(text):
+        at = m.end() - 2
+        start = max(text.rfind(c, 0, at) + 1 for c in (b" ", b"\t", b"\n"))
+        word = _WORD.match(text, start)
+        end = word.end() if word is not None else at + 2
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _unescape(text: bytes, level: int = 0) -> tuple[bytes, _Map] | None:
     """``text`` with its JSON escapes decoded, and the way back; None when it holds no line break
     escape (nothing a reader of lines would gain). The text is decoded by ``re`` at C speed, and
     the way back computed from the escapes' offsets (two bytes decoded to one each, unless a
-    ``\\uXXXX`` is among them)."""
+    ``\\uXXXX`` is among them). Past the first ``level``, a word holding a backslash that escapes
+    nothing is kept as it is (``_kept``)."""
     if _WORTH_DECODING.search(text) is None:
         return None
     spend(len(text))
+    kept = _kept(text) if level and _NOT_AN_ESCAPE.search(text) is not None else []
+    if kept:
+        return _decoded(text, kept)
     if b"\\u" not in text:
         src = [m.start() for m in _ESCAPE.finditer(text)]
         dec = [at - k for k, at in enumerate(src)]
@@ -128,6 +154,34 @@ def _unescape(text: bytes) -> tuple[bytes, _Map] | None:
 
     decoded = _ESCAPE.sub(one, text)
     return decoded, _Map(src, src_end, dec, dec_end)
+
+
+def _decoded(text: bytes, kept: list[tuple[int, int]]) -> tuple[bytes, _Map]:
+    """``text`` with the escapes outside the spans ``kept`` decoded, and the way back."""
+    src: list[int] = []
+    src_end: list[int] = []
+    dec: list[int] = []
+    dec_end: list[int] = []
+    pieces: list[bytes] = []
+    pos = shrink = k = 0
+    for m in _ESCAPE.finditer(text):
+        while k < len(kept) and kept[k][1] <= m.start():
+            k += 1
+        if k < len(kept) and kept[k][0] <= m.start():
+            continue
+        escape = m.group()
+        out = _SIMPLE_ESCAPES.get(escape)
+        if out is None:
+            out = chr(int(escape[2:], 16)).encode("utf-8", "replace")
+        pieces += (text[pos : m.start()], out)
+        src.append(m.start())
+        src_end.append(m.end())
+        dec.append(m.start() - shrink)
+        shrink += len(escape) - len(out)
+        dec_end.append(m.end() - shrink)
+        pos = m.end()
+    pieces.append(text[pos:])
+    return b"".join(pieces), _Map(src, src_end, dec, dec_end)
 
 
 JSON_LINE: Final = re.compile(rb"[ \t]*(?:\"(?:[^\"\\]|\\.)*\"[ \t]*:[ \t]*)?\"")
@@ -210,8 +264,8 @@ def view(data: bytes, lo: int, hi: int) -> View:
     ``VIEW_LEVELS``)."""
     text = data[lo:hi]
     maps: list[_Map] = []
-    for _ in range(VIEW_LEVELS):
-        decoded = _unescape(text)
+    for level in range(VIEW_LEVELS):
+        decoded = _unescape(text, level)
         if decoded is None:
             break
         text, mapping = decoded

@@ -38,10 +38,11 @@ __all__ = [
 ]
 
 DIRECTIVE_WORDS: Final = frozenset(
-    {"community", "key", "psk", "set-key", "auth-pass", "requirepass", "masterauth"}
+    {"community", "key", "psk", "set-key", "auth-pass", "requirepass", "masterauth", "priv"}
 )
 """Words that name a credential in a directive line even where the grammar alone would not (SNMP's
-``community``, ``tacacs-server key 7 X``, a WLAN's ``psk set-key ascii 0 X``); so does any name
+``community``, SNMPv3's ``priv aes 128 X``, ``tacacs-server key 7 X``, a WLAN's ``psk set-key
+ascii 0 X``); so does any name
 whose last word is ``key`` (``message-digest-key``, ``authentication-key``)."""
 VERBS: Final = {b"login": 2, b"pass": 1, b"auth": -1, b"identify": 1}
 """Protocol verbs (upper case in their transcripts) and where their password is: the n-th word
