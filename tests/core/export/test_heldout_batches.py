@@ -342,7 +342,6 @@ KEY = bytes(range(32))
 # --- what still leaks, per batch ---------------------------------------------------------------
 
 _LIMITS_3: dict[str, str] = {
-    "cfg-nginx-basic-header": "a header's value quoted as one nginx argument (`Authorization \"Basic …\"`): the scheme's quote hides the base64",
     "cfg-haproxy-userlist": "haproxy `stats auth user:X`: a directive's user:password word",
     "cfg-postfix-sasl": "postfix sasl_passwd `host user:X` with a letters-only app password",
     "sh-read-s-transcript": "a value echoed after `read -s`: nothing names it on its line",
@@ -472,7 +471,6 @@ _PROSE_9 = "prose: the value after words that are no link or name of a credentia
 
 _LIMITS_9: dict[str, str] = {
     "ide-heidisql-settings": f"{_SEPARATOR}: HeidiSQL's `Servers\\…\\Password<|||>1<|||>X`",
-    "http-haproxy-set-header": 'an Authorization value set by a proxy\'s directive: HAProxy `http-request set-header Authorization "Basic <base64>"`',
     "url-youtube-stream-key": f'{_NAME}: OBS service.json `"key":` beside `"server": "rtmp://…"` (a stream key)',
     "sdk-launchdarkly-sdk-key": f'{_POSITION}: `Config("sdk-<uuid>")`: a vendor prefix the catalogue does not hold',
     "sdk-firecrawl-exa": f'{_POSITION}: `Exa("<uuid>")` in reasoning prose',
@@ -496,7 +494,6 @@ _UNFLAGGED_9 = {
     "x-log-gorm-inline",
     "x-list-row-short-lower",
     "ide-heidisql-settings",
-    "http-haproxy-set-header",
     "url-youtube-stream-key",
     "sdk-launchdarkly-sdk-key",
     "sdk-firecrawl-exa",
@@ -566,7 +563,6 @@ _LIMITS_11: dict[str, str] = {
     "tr-lldb-frame-variable": 'lldb\'s `(NSString *) password = 0x… @"X"`: the pointer read as the value, the string after it kept',
     "tr-ltrace-getpass": f'{_PRINTED}: ltrace\'s `getpass("…password: ") = "X"` (a call\'s return value)',
     "tr-jmeter-jmx": f"{_SIBLING}: JMeter's `Argument.value` before `Argument.name` = password",
-    "tr-haproxy-log-basic": f"{_ENCODED}: a captured `{{Basic <base64>}}` header in an HAProxy log line",
     "tr-gunicorn-access-query": "an 8-digit reset `code=` in an access log's query",
     "tr-sidekiq-retry": f"{_LOGGED}: a Sidekiq job's `args` list",
     "pr-ba": f"{_FOREIGN}: Bashkir",
@@ -630,7 +626,6 @@ _UNFLAGGED_11 = {
     "code-octave",
     "tr-sslkeylog",
     "tr-jmeter-jmx",
-    "tr-haproxy-log-basic",
     "tr-gunicorn-access-query",
     "tr-sidekiq-retry",
     "pr-ba",
@@ -727,25 +722,9 @@ _LIMITS_13: dict[str, str] = {
     "loc-cwd-share-path": "a GVfs mount's `user=DOMAIN%3BX` in the `cwd`: a value after an escaped `;` in a share's key list",
     "chat-telegram-split-entities": f"{_SIBLING}: a Telegram export's text entities, the noun in one string and the value in the next element's `\"text\"`",
     "fx-sql-seed-api-keys": "a SQL `INSERT INTO api_keys (name, key, …) VALUES (…)`: the value's column named `key` by the column list, not beside it",
-    "sys-nginx-basic-header": f"{_LIMITS_3['cfg-nginx-basic-header']} (batch 3's nginx form, in `proxy_set_header`)",
     "bk-restic-password-command-cwd": "a token-shaped directory name (`rst_<base64url>`) as the whole `cwd`: a path's segment names nothing",
     "x-argv14-netsnmp-createuser": f'{_DIRECTIVE}: net-snmp\'s `createUser NAME SHA "X" AES "Y"`: the passphrases by their place after each algorithm',
     "x-argv14-passwd-printf": "`printf 'X\\nX\\n' | passwd`: the format's `\\n`, decoded once more by the window's nested views, splits the command into lines",
-    **{
-        f"x-authz14-{k}": f"an Authorization header's `Basic` value given {how}"
-        for k, how in (
-            ("scala-map", "as a map's item (Scala's `->`)"),
-            ("nginx-proxy", "to nginx's `proxy_set_header`"),
-            ("apache-requestheader", "to Apache's `RequestHeader set`"),
-            ("haproxy", "to HAProxy's `set-header`"),
-            ("caddy", "to Caddy's `header_up`"),
-            ("kotlin-mapof", "as a map's item (Kotlin's `to`)"),
-            ("rust-header", "as a call's argument (`.header(…)`)"),
-            ("elixir-tuple", "as a tuple's item"),
-            ("envoy-yaml", "as Envoy's `key:`/`value:` pair"),
-            ("perl-hash", "as a hash's item (Perl's `=>`)"),
-        )
-    },
     "x-sql14-mssql-brackets": "a SQL `INSERT` whose column list names the value's column, `[bracketed]` identifiers and `N'…'` strings",
     "x-sql14-multiline-cols": "a SQL `INSERT` whose column list and values are each over several lines",
 }
@@ -759,23 +738,7 @@ _UNFLAGGED_13 = {
     "chat-rocketchat-hook-url",
     "loc-cwd-share-path",
     "chat-telegram-split-entities",
-    "sys-nginx-basic-header",
     "x-argv14-passwd-printf",
-    *(
-        f"x-authz14-{k}"
-        for k in (
-            "scala-map",
-            "nginx-proxy",
-            "apache-requestheader",
-            "haproxy",
-            "caddy",
-            "kotlin-mapof",
-            "rust-header",
-            "elixir-tuple",
-            "envoy-yaml",
-            "perl-hash",
-        )
-    ),
 }
 
 
@@ -857,7 +820,6 @@ BATCHES: dict[int, Batch] = {
         69,
         {
             **_LIMITS_3,
-            "cfg-nginx-basic-header@diff": _LIMITS_3["cfg-nginx-basic-header"],
             "vendor-razorpay-neutral-json@grep": _LIMITS_3["vendor-razorpay-neutral-json"],
         },
         unflagged={

@@ -14,8 +14,9 @@ joined by ``0xFF``) in this order:
    over the runs; and the credentials rho-desk holds, literally (``known_forms``);
 4. **keyword rules** (``_rules``, ``_grammar``, ``_commands``; names read by ``_names``, values
    by ``_values``, literals joined in code into one value by ``_joined``):
-   headers, URLs, private-key blocks, values under a credential name on their name's line, keys
-   by their vendor's name (``_vendors``), and the flags and positions of command lines, over the
+   headers (``Basic`` credentials wherever they stand: ``_basic``), URLs, private-key blocks,
+   values under a credential name on their name's line, keys by their vendor's name
+   (``_vendors``), and the flags and positions of command lines, over the
    text without the blobs' bodies; then **structure** (``_structure`` confirms the lines the
    gate's structure rules report, ``_lines`` peels the lines' wrappers (``12:``, ``path:12:``,
    a diff's ``+``), ``_window`` decodes the text around each (JSON escapes, nested) and maps

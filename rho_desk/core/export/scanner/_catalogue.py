@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 84
+RULESET_VERSION: Final = 85
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -349,7 +349,12 @@ X``, ``+sv_setsteamaccount X``); the words after an option's password up to the 
 (steamcmd's Steam Guard code, ``dscl . -passwd /Users/u OLD NEW``); SNMPv3's ``priv`` names a
 password (``priv aes 128 X``); past the first level of escapes, a window's word holding a
 backslash that escapes nothing (a UNC path ``\\\\nas01\\share``) is not decoded again, so
-``\\n`` in it is no line break."""
+``\\n`` in it is no line break.
+85: ``Basic`` and the base64 of ``user:password`` is an Authorization header's value wherever it
+stands (the rule ``authorization-header``): given as an argument, a map's item or a directive's
+word (``proxy_set_header Authorization "Basic X"``, ``Map("Authorization" -> "Basic X")``,
+``.header("Authorization", "Basic X")``, Envoy's ``value:``, a Traefik label, prose); what
+follows ``Basic`` must decode to a printable ``user:password``."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -368,7 +373,7 @@ RULES: Final[dict[str, str]] = {
     "jwt": "JSON Web Token",
     "private-key": "private key: PEM and OpenSSH blocks, PuTTY .ppk (Private-Lines), JWK/JWKS private members, "
     "PKCS#12/PKCS#8/PKCS#1/SEC1 DER in base64, 64 hex digits under a key-ish name",
-    "authorization-header": "Authorization header value",
+    "authorization-header": "Authorization header value; Basic and the base64 of user:password, wherever it stands",
     "bearer-token": "Bearer token",
     "cookie": "Cookie or Set-Cookie header value, or a session cookie given in code",
     "url-password": "password in a URL (scheme://user:password@host, the user may be empty; the password runs to the "

@@ -1,6 +1,7 @@
 """The keyword passes of every reader of the scanner, in the order ``SecretScanner`` runs them.
 
-Each reader holds its own passes: the keyword rules (``_rules``), the credential grammar
+Each reader holds its own passes: the keyword rules (``_rules``), Basic credentials wherever
+they stand (``_basic``), the credential grammar
 (``_grammar``), URLs (``_urls``), logged statements (``_statements``), command lines
 (``_commands``), prose (``_prose``, ``_sentences``), codes (``_codes``), generated values
 (``_generated``), names read from their values (``_named``), transcripts (``_transcripts``), key
@@ -12,6 +13,7 @@ are numbered by it).
 
 from __future__ import annotations
 
+from ._basic import basic_passes
 from ._codes import code_passes
 from ._commands import command_passes
 from ._generated import generated_passes
@@ -33,6 +35,7 @@ def reader_passes() -> tuple[Pass, ...]:
     """Every keyword pass, the keyword rules' first, then each reader's."""
     return (
         *keyword_passes(),
+        *basic_passes(),
         *grammar_passes(),
         *url_passes(),
         *statement_passes(),
