@@ -721,12 +721,11 @@ _LIMITS_13: dict[str, str] = {
     "chat-rocketchat-hook-url": f"{_URL_KEY}: Rocket.Chat's `/hooks/<id>/<token>` in a user's text",
     "loc-cwd-share-path": "a GVfs mount's `user=DOMAIN%3BX` in the `cwd`: a value after an escaped `;` in a share's key list",
     "chat-telegram-split-entities": f"{_SIBLING}: a Telegram export's text entities, the noun in one string and the value in the next element's `\"text\"`",
-    "fx-sql-seed-api-keys": "a SQL `INSERT INTO api_keys (name, key, …) VALUES (…)`: the value's column named `key` by the column list, not beside it",
+    "fx-sql-seed-api-keys": "a SQL `INSERT INTO api_keys (name, key, …) VALUES (…), (…)`: the rows after the first (the first row's key is redacted)",
+    "x-sql14-rows-grep": "a SQL `INSERT`'s second row, in grep rows (the first row's password is redacted)",
     "bk-restic-password-command-cwd": "a token-shaped directory name (`rst_<base64url>`) as the whole `cwd`: a path's segment names nothing",
     "x-argv14-netsnmp-createuser": f'{_DIRECTIVE}: net-snmp\'s `createUser NAME SHA "X" AES "Y"`: the passphrases by their place after each algorithm',
     "x-argv14-passwd-printf": "`printf 'X\\nX\\n' | passwd`: the format's `\\n`, decoded once more by the window's nested views, splits the command into lines",
-    "x-sql14-mssql-brackets": "a SQL `INSERT` whose column list names the value's column, `[bracketed]` identifiers and `N'…'` strings",
-    "x-sql14-multiline-cols": "a SQL `INSERT` whose column list and values are each over several lines",
 }
 _UNFLAGGED_13 = {
     "fx-prisma-seed-bcrypt",
@@ -953,7 +952,6 @@ BATCHES: dict[int, Batch] = {
             "ok-sip-digest-trace": "a SIP `Authorization: Digest username=…, response=<md5>` (a hash, not the password) and the `branch=` id read as credentials",
             "ok-env-example-placeholders": "`postgres://user:password@localhost` in an `.env.example`: the placeholder word as a URL's password",
             "x-rec-ok-fstab": "fstab's `credentials=/root/.smbcredentials` (a path to the credentials file, under a credential's name) read as the value",
-            "x-sql14-ok-key-ids": "a SQL `INSERT`'s `key` column holding a name (`ci-readonly`) read as a key",
         },
     ),
     14: Batch(

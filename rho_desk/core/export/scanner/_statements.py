@@ -22,9 +22,10 @@ import re
 from typing import Final
 
 from ._catalogue import Hit
+from ._lines import ROW
 from ._names import credential_name
 from ._rules import Pass
-from ._values import literal_value
+from ._values import literal_value, secretish
 
 __all__ = ["statement_passes"]
 
@@ -41,6 +42,14 @@ _BEFORE_INTO: Final = re.compile(
 )
 _UPDATE: Final = re.compile(rb"update[ \t]+[^\s]{1,128}[ \t]+set[ \t]+", re.IGNORECASE)
 _QUOTE: Final = b"\"'`"
+_BLANKS: Final = (
+    rb"(?:[ \t\r]|\\{1,7}t|(?:\n|\\{1,7}[nr])(?:" + ROW.pattern + rb")?\+?(?![+\-]{2}))*"
+)
+"""Blanks between a list's items: spaces, tabs, line breaks, raw or JSON-escaped, each with the
+row wrapper of the line after it (``12:``, ``path:12:``, a diff's ``+``): a statement written
+over several lines, printed as a file's rows."""
+_BLANK: Final = re.compile(_BLANKS)
+_BREAK: Final = re.compile(rb"[\r\n]|\\{1,7}[nr]")
 _WORD_END: Final = frozenset(b",)\r\n\x00\xff")
 
 
@@ -51,13 +60,14 @@ def _items(data: bytes, start: int, close: int, limit: int) -> list[tuple[int, i
     out: list[tuple[int, int]] = []
     i, end = start, min(len(data), start + limit)
     while i < end:
-        while i < end and data[i] in b" \t":
-            i += 1
+        i = _BLANK.match(data, i, end).end()  # type: ignore[union-attr]
         if i >= end:
             return None
         if data[i] == close and not out:
             return out
         lead = i
+        if data[lead] in b"NnEe" and data[lead + 1 : lead + 2] in (b"'", b"\\"):
+            lead += 1  # a national or an escape string (N'X', E'X')
         while lead < end and data[lead] == 0x5C:
             lead += 1
         if lead < end and data[lead] in _QUOTE:
@@ -85,12 +95,12 @@ def _items(data: bytes, start: int, close: int, limit: int) -> list[tuple[int, i
                     if depth < 0:
                         return None
                 i += 1
-            last = i
+            cut = _BREAK.search(data, first, i)  # a name or a value of no line break
+            last = cut.start() if cut is not None else i
             while last > first and data[last - 1] in b" \t":
                 last -= 1
             out.append((first, last))
-        while i < end and data[i] in b" \t":
-            i += 1
+        i = _BLANK.match(data, i, end).end()  # type: ignore[union-attr]
         if i >= end:
             return None
         if data[i] == close:
@@ -193,27 +203,48 @@ def _statement_end(data: bytes, at: int) -> int:
     return end
 
 
-def _insert(data: bytes, head: re.Match[bytes]) -> Hit | None:
-    """The first credential column of an ``INSERT``'s list whose value is found: a literal in
-    the statement, or the value bound to its placeholder."""
+def _columns(data: bytes, head: re.Match[bytes]) -> tuple[list[tuple[int, int]], int] | None:
+    """An ``INSERT``'s column list (``head`` ends at its parenthesis) and where its first row
+    of values begins (after ``VALUES (``)."""
     if _BEFORE_INTO.search(data, max(0, head.start() - 40), head.start()) is None:
         return None  # "split into parts (…)": no statement (a search without the gate finds it)
     columns = _items(data, head.end(), 0x29, _BACK)
     if not columns:
         return None
     values_at = _VALUES.match(data, columns[-1][1])
-    if values_at is None:
+    return None if values_at is None else (columns, values_at.end())
+
+
+def _insert(data: bytes, head: re.Match[bytes]) -> Hit | None:
+    """The first credential column of an ``INSERT``'s first row whose value is found: a literal
+    in the statement, or the value bound to its placeholder."""
+    found = _columns(data, head)
+    if found is None:
         return None
-    values = _items(data, values_at.end(), 0x29, _BACK)
+    columns, at = found
+    return _row(data, head, columns, _items(data, at, 0x29, _BACK))
+
+
+def _row(
+    data: bytes,
+    head: re.Match[bytes],
+    columns: list[tuple[int, int]],
+    values: list[tuple[int, int]] | None,
+) -> Hit | None:
+    """The first credential column's value in a row of ``values``: a literal, or the value bound
+    to a placeholder."""
     if values is None or len(values) != len(columns):
         return None
     for index, column in enumerate(columns):
-        if not _credential_column(data, column, head):
+        generic = _credential_column(data, column, head)
+        if not generic:
             continue
         first, last = values[index]
         value = data[first:last]
         if first > 0 and data[first - 1] in _QUOTE:  # a literal in the statement
             span: tuple[int, int] | None = (first, last)
+            if generic == 2 and not secretish(value, quoted=True):
+                continue  # a key of names (``('login.title', 'Sign in')``, ``'ci-readonly'``)
         else:
             nth = sum(data[s:e] in (b"?", b"%s") for s, e in values[:index])
             span = _bound(data, head.start(), last, _statement_end(data, last), value, nth)
@@ -223,24 +254,30 @@ def _insert(data: bytes, head: re.Match[bytes]) -> Hit | None:
     return None
 
 
-_VALUES: Final = re.compile(rb"[\\\"'`\]]*\)[ \t]*(?:\\[nr]|[\r\n])?[ \t]*values[ \t]*\(", re.I)
-"""After the column list's last name: its closing quote and parenthesis, ``VALUES (``."""
+_VALUES: Final = re.compile(
+    rb"[\\\"'`\]]*" + _BLANKS + rb"\)" + _BLANKS + rb"values" + _BLANKS + rb"\(", re.I
+)
+"""After the column list's last name: its closing quote and parenthesis, ``VALUES (``, blanks and
+line breaks between (raw or JSON-escaped)."""
 
 
 _TABLE: Final = re.compile(rb"into[ \t]+(?P<table>[^(\s]{1,128})", re.IGNORECASE)
 
 
-def _credential_column(data: bytes, column: tuple[int, int], head: re.Match[bytes]) -> bool:
-    """A column the grammar names as a credential's, or a table's ``key`` or ``value`` where
-    the table's name is a credential's (``"ApiKey" ("label", "key")``)."""
+def _credential_column(data: bytes, column: tuple[int, int], head: re.Match[bytes]) -> int:
+    """1: a column the grammar names as a credential's; 2: a table's ``key`` or ``value`` where
+    the table's name is a credential's (``"ApiKey" ("label", "key")``, ``api_keys (name, key)``):
+    its value is one when it reads as a secret; 0: neither."""
     name = _name(data, column)
     if credential_name(name):
-        return True
+        return 1
     table = _TABLE.search(data, head.start(), head.end())
     return (
-        name.lower() in (b"key", b"value")
+        2
+        if name.lower() in (b"key", b"value")
         and table is not None
         and credential_name(_name(data, table.span("table")))
+        else 0
     )
 
 
