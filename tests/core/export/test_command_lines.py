@@ -276,6 +276,7 @@ def test_the_table_names_a_password_option_or_position_for_each_client() -> None
             or client.pairs
             or client.stdin is not None
             or client.script
+            or client.named is not None
             or name in {"runas", "mount", "expect", "mysql_config_editor", "passwd"}
         ), name
 

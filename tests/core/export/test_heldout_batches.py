@@ -758,7 +758,6 @@ _LIMITS_14: dict[str, str] = {
     "wal-solana-id-json": f"{_ALONE}: a Solana keypair's 64-byte JSON list as a whole result (the second opinion flags it)",
     "ocr-azure-portal-copy": f"{_ALONE}: the Azure portal's `Key 1`, then the key on the next line (the connection string's `AccountKey` is redacted; the second opinion flags the key)",
     "ocr-pdf-spaced-form": f"{_ALONE}: a form's labels (`Online banking PIN`, `Security word`), each value on the line after its label",
-    "win-reg-add-autologon": f"{_ARGV}: `reg add … /v DefaultPassword /t REG_SZ /d X`: the value after `/d`, its name after `/v` (the second opinion flags it)",
     "voip-voicemail-conf-pin": f"{_RECORD}: Asterisk's voicemail.conf `6001 => PIN,Name,email`",
     "mail-postfix-sasl-passwd": f"{_RECORD}: Postfix's `sasl_passwd` `[host]:port user:X` (batch 5's layout again; the SendGrid key on the first line is redacted; the second opinion flags it)",
     "voip-grandstream-pvalues": "Grandstream's P-values: the SIP password as `P34 = X`, a setting known by its number (`P2` under `# Admin password` is redacted)",
@@ -769,7 +768,6 @@ _UNFLAGGED_14 = set(_LIMITS_14) - {
     "split-powershell-plus",
     "wal-solana-id-json",
     "ocr-azure-portal-copy",
-    "win-reg-add-autologon",
     "mail-postfix-sasl-passwd",
 }
 

@@ -19,6 +19,9 @@ read by its client's entry, which is data (``_clients``):
 * **positions** (``Position``): the n-th argument after the client's subcommand words, when the
   argument before it says what it is (``poetry config http-basic.R user X``, ``sqlplus
   user/X@db``, ``htpasswd -b file user X``, ``net use \\\\srv\\share X``, ``wandb login X``);
+* **a setting named by one option and given by another** (``Client.named``: ``reg add … /v
+  DefaultPassword /d X``, ``Set-ItemProperty -Name SmtpPassword -Value X``), under a credential's
+  name;
 * **a credential-named word and its value** for the clients that take settings as words
   (``nmcli … wifi-sec.psk X``, ``mysqladmin password X``, ``npm config set _authToken X``);
 * **standard input**: a value echoed, printed, given as a here-string (``<<<``) or the first line
@@ -496,6 +499,8 @@ def _read(
             hit = _value(positional[at], 0, len(positional[at].text), pos.part, loose=loose)
             if hit is not None:
                 out.append(hit)
+    if client.named is not None:
+        out += _named_value(args, client.named, loose=loose)
     if client.pairs:
         for a, b in itertools.pairwise(positional):
             at = next(i for i, w in enumerate(args) if w is a)
@@ -509,6 +514,21 @@ def _read(
                 if hit is not None:
                     out.append(hit)
     return out
+
+
+def _named_value(args: list[Word], named: tuple[str, str], *, loose: bool) -> list[tuple[int, int]]:
+    """The value a client's setting is given when the option before it names a credential
+    (``reg add … /v DefaultPassword /t REG_SZ /d X``, ``-Name SmtpPassword -Value X``)."""
+    found: dict[str, Word] = {}
+    for w, nxt in itertools.pairwise(args):
+        option = w.text.decode("latin-1").lower()
+        if option in named and not w.lead and not nxt.op:
+            found.setdefault(option, nxt)
+    name, value = found.get(named[0]), found.get(named[1])
+    if name is None or value is None or not name_is_credential(name.text.decode("latin-1")):
+        return []
+    hit = _value(value, 0, len(value.text), "", loose=loose)
+    return [] if hit is None else [hit]
 
 
 def _stdin_value(

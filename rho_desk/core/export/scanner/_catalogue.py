@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 86
+RULESET_VERSION: Final = 87
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -358,7 +358,10 @@ follows ``Basic`` must decode to a printable ``user:password``.
 86: an ``INSERT``'s column list and its first row of values over several lines (``_statements``:
 ``VALUES`` and the lists' items on lines of their own, a file's rows, a diff's, grep's, raw or
 JSON-escaped), ``N'X'`` and ``E'X'`` strings; a credential table's ``key`` or ``value`` column
-gives a value only when it reads as a secret (``'ci-readonly'``, ``'login.title'`` are names)."""
+gives a value only when it reads as a secret (``'ci-readonly'``, ``'login.title'`` are names).
+87: a setting named by one option and given by another (``Client.named``): ``reg add … /v
+DefaultPassword /t REG_SZ /d X``, PowerShell's ``Set-ItemProperty``/``New-ItemProperty -Name
+SmtpPassword -Value X``: under a credential's name the value is one, whatever its shape."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

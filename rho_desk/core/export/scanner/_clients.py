@@ -85,6 +85,10 @@ class Client:
     """The client reads its password from standard input: the part of the value (``""``, ``":"``)."""
     script: bool = False
     """The client reads commands from standard input: a heredoc's ``user NAME X`` and ``pass X``."""
+    named: tuple[str, str] | None = None
+    """The options naming a setting and giving its value (``reg add … /v NAME /d X``, PowerShell's
+    ``-Name NAME -Value X``; caseless): under a credential's name the value is one, whatever its
+    shape."""
 
 
 _P = Option()
@@ -182,6 +186,8 @@ CLIENTS: Final[dict[str, Client]] = {
     "cmdkey": Client({"/pass:": Option(separate=False)}),
     "schtasks": Client({"/rp": _SEPARATE, "/p": _SEPARATE}, takes=frozenset({"/ru", "/u", "/s", "/tn", "/tr", "/sc"})),
     "runas": Client({}),
+    "reg": Client({}, named=("/v", "/d")),
+    **dict.fromkeys(("set-itemproperty", "new-itemproperty"), Client({}, named=("-name", "-value"))),
     "keytool": Client(_KEYTOOL), "jarsigner": Client(_KEYTOOL),
     "twine": Client(_login("upload", how=_SEPARATE), takes=frozenset({"-u", "-r"})),
     "dotnet": Client(_login("nuget", how=_SEPARATE), takes=frozenset({"-u", "-n", "-s"})),
