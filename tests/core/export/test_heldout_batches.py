@@ -714,7 +714,6 @@ _LIMITS_13: dict[str, str] = {
     "bk-borg-keyfile": f"{_BARE}: a borg keyfile's base64 lines under its `BORG_KEY <repository id>` header",
     "wal-bitcoin-wif": f"{_ALONE}: a Bitcoin WIF private key (base58, `K`/`L` and 51 characters) printed by `bitcoin-cli dumpprivkey`",
     "loc-write-env-file": f"{_NAME}: `LICENSE_BLOB=<64 base64url>` (`SIGNING_SEED` and `SESSION_PEPPER` beside it are redacted)",
-    "ha-homebridge-pin-ring": f'{_NAME}: Homebridge\'s `"pin": "NNN-NN-NNN"` (a HomeKit setup code; the Ring refresh token is redacted)',
     "url-pushover-form": f"{_NAME}: Pushover's `--form-string 'user=X'` (the user key; `token=` is redacted), batch 12's `saas-pushover-curl` again",
     "mac-launchd-plist-env": "a Sentry DSN's key in a launchd plist's `<string>` under `SENTRY_DSN` (Sentry says a DSN may be public; the batch counted it); `DB_PASSWORD` is redacted",
     "net-opnsense-api-curl": "OPNsense's `curl -u \"KEY:SECRET\"`, 80 characters each with `+` and `/`: the key half, a pair's user (the secret half is redacted)",
@@ -732,7 +731,6 @@ _UNFLAGGED_13 = {
     "win-netsh-wlan-key-clear",
     "chat-mattermost-jsonl",
     "wal-electrum-seed-title",
-    "ha-homebridge-pin-ring",
     "mac-launchd-plist-env",
     "chat-rocketchat-hook-url",
     "loc-cwd-share-path",
@@ -950,6 +948,7 @@ BATCHES: dict[int, Batch] = {
             "ok-sip-digest-trace": "a SIP `Authorization: Digest username=…, response=<md5>` (a hash, not the password) and the `branch=` id read as credentials",
             "ok-env-example-placeholders": "`postgres://user:password@localhost` in an `.env.example`: the placeholder word as a URL's password",
             "x-rec-ok-fstab": "fstab's `credentials=/root/.smbcredentials` (a path to the credentials file, under a credential's name) read as the value",
+            "x-pin14-ok-gpio": "ESPHome's `pin: GPIO23` (a board's pin) read as a code of letters and digits under a PIN's name",
         },
     ),
     14: Batch(

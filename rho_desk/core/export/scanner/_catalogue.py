@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 87
+RULESET_VERSION: Final = 88
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -361,7 +361,9 @@ JSON-escaped), ``N'X'`` and ``E'X'`` strings; a credential table's ``key`` or ``
 gives a value only when it reads as a secret (``'ci-readonly'``, ``'login.title'`` are names).
 87: a setting named by one option and given by another (``Client.named``): ``reg add … /v
 DefaultPassword /t REG_SZ /d X``, PowerShell's ``Set-ItemProperty``/``New-ItemProperty -Name
-SmtpPassword -Value X``: under a credential's name the value is one, whatever its shape."""
+SmtpPassword -Value X``: under a credential's name the value is one, whatever its shape.
+88: a code's digits in groups of two as well as three to six after the first (a HomeKit setup
+code, ``"pin": "031-45-154"``); a date (``2024-01-15``) is no code."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

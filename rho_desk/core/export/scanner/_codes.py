@@ -54,7 +54,7 @@ _SEP: Final = (
     rb"(?:\\{0,7}[\"'`]|\*\*)?"
 )
 _VALUE: Final = (
-    rb"(?P<value>[0-9]{3,6}(?:[ \-][0-9]{3,6}){1,3}|[0-9]{3,16}"
+    rb"(?P<value>[0-9]{3,6}(?:[ \-][0-9]{2,6}){1,3}|[0-9]{3,16}"
     rb"|(?=[a-z]{0,9}[0-9])[a-z0-9]{3,10}(?:-[a-z0-9]{3,10}){0,3})"
     rb"(?![a-z0-9_%/:\-]|[.,][0-9a-z])"
 )
@@ -79,7 +79,9 @@ _UNIT: Final = re.compile(
 """A quantity after the number (``pin 4096 bytes``), not a code."""
 _LETTERS: Final = re.compile(r"[^\W\d_]+\Z")
 _DIGITS: Final = frozenset(b"0123456789")
-_GROUPS: Final = re.compile(rb"[0-9]{3,6}(?:[ \-][0-9]{3,6}){1,3}")
+_GROUPS: Final = re.compile(rb"[0-9]{3,6}(?:[ \-][0-9]{2,6}){1,3}")
+"""Digits in groups: ``88213-40917``, ``1234 5678``, a HomeKit setup code's ``031-45-154``."""
+_DATE: Final = re.compile(rb"(?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9]")
 
 
 def code_value(value: bytes, name: CodeName) -> bool:
@@ -88,7 +90,7 @@ def code_value(value: bytes, name: CodeName) -> bool:
     the code may hold letters, short groups of letters and digits with both in them."""
     plain = value.replace(b"-", b"").replace(b" ", b"")
     if plain.isdigit() and (value.isdigit() or _GROUPS.fullmatch(value) is not None):
-        if not name.digits <= len(plain) <= 16 or len(set(plain)) == 1:
+        if not name.digits <= len(plain) <= 16 or len(set(plain)) == 1 or _DATE.fullmatch(value):
             return False
         steps = {(b - a) % 10 for a, b in pairwise(plain)}
         return not (len(steps) == 1 and steps <= {1, 9})  # 123456, 4321: an example's
