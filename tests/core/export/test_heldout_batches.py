@@ -713,7 +713,6 @@ _LIMITS_13: dict[str, str] = {
     "wal-electrum-seed-title": "a 12-word seed phrase, words only, in a title after `restore electrum wallet from`: no credential noun names it",
     "bk-borg-keyfile": f"{_BARE}: a borg keyfile's base64 lines under its `BORG_KEY <repository id>` header",
     "wal-bitcoin-wif": f"{_ALONE}: a Bitcoin WIF private key (base58, `K`/`L` and 51 characters) printed by `bitcoin-cli dumpprivkey`",
-    "loc-write-env-file": f"{_NAME}: `LICENSE_BLOB=<64 base64url>` (`SIGNING_SEED` and `SESSION_PEPPER` beside it are redacted)",
     "url-pushover-form": f"{_NAME}: Pushover's `--form-string 'user=X'` (the user key; `token=` is redacted), batch 12's `saas-pushover-curl` again",
     "mac-launchd-plist-env": "a Sentry DSN's key in a launchd plist's `<string>` under `SENTRY_DSN` (Sentry says a DSN may be public; the batch counted it); `DB_PASSWORD` is redacted",
     "net-opnsense-api-curl": "OPNsense's `curl -u \"KEY:SECRET\"`, 80 characters each with `+` and `/`: the key half, a pair's user (the secret half is redacted)",

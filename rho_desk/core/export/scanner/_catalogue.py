@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 88
+RULESET_VERSION: Final = 89
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -363,7 +363,11 @@ gives a value only when it reads as a secret (``'ci-readonly'``, ``'login.title'
 DefaultPassword /t REG_SZ /d X``, PowerShell's ``Set-ItemProperty``/``New-ItemProperty -Name
 SmtpPassword -Value X``: under a credential's name the value is one, whatever its shape.
 88: a code's digits in groups of two as well as three to six after the first (a HomeKit setup
-code, ``"pin": "031-45-154"``); a date (``2024-01-15``) is no code."""
+code, ``"pin": "031-45-154"``); a date (``2024-01-15``) is no code.
+89: a name saying its value holds data (``blob``, ``data``, ``content``) is no benign name for
+entropy in context when a word before says the data is a secret's (``LICENSE_BLOB``,
+``activation_blob``, ``SIGNING_KEY_CONTENT``: a licence, an activation, a signing or private
+key, a seed)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

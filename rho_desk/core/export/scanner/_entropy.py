@@ -124,10 +124,22 @@ _HANDSHAKE: Final = (
 random by design, sent in the clear."""
 
 
+_HOLDERS: Final = frozenset({"blob", "data", "content"})
+"""Words that say a value holds data, of which the words before can say the data is a secret's."""
+_SECRET_DATA: Final = frozenset(
+    {"license", "licence", "activation", "signing", "private", "master", "seed", "enrollment"}
+)
+"""Words that say the data a name holds is a secret (``LICENSE_BLOB``, ``activation_blob``,
+``SIGNING_KEY_CONTENT``): a licence, a signing or private key, a seed."""
+
+
 def benign_words(name: bytes) -> bool:
     """A name whose words say identifier, digest (or a digest's algorithm), data or public: its
-    last word not a number (``x-amz-id-2`` says id)."""
+    last word not a number (``x-amz-id-2`` says id); data no word before it says is a secret's
+    (``LICENSE_BLOB`` is not data)."""
     words = name_words(name.decode("ascii", "replace"))
+    if words[-1:] and words[-1] in _HOLDERS and not _SECRET_DATA.isdisjoint(words[:-1]):
+        return False
     if _DIGEST_LABEL.fullmatch("".join(words[-2:])) is not None or (
         words[-3:] in _HANDSHAKE or words[-2:] in _HANDSHAKE
     ):
