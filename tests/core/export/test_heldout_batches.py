@@ -484,7 +484,6 @@ _LIMITS_9: dict[str, str] = {
     "x-pw-qu": f"{_FOREIGN}: Quechua, a value of 11 characters (the prose reader's shape reads 12 or more)",
     "x-pw-ht-groups": f"{_FOREIGN}: Haitian Creole, `wT3-Kx9-Rb2Mq` in groups of few pieces, as a name's",
     "x-log-gorm-inline": f"{_LOGGED}: GORM's `VALUES (…,'s3cr3t-webhook-key',…)` under `signing_secret`: a value ending in `-key` reads as a name, not a literal",
-    "x-gen-smbpasswd-echo-e": f'{_ARGV}: `echo -e "X\\nX" | smbpasswd -s`: the export\'s view reads the printed `\\n` as a line break and cuts the command there',
     # further forms of the look-alikes' causes fixed since (stored hashes, lists of names)
     "x-hash-plain-in-hash-column": "a plaintext password in a `password_hash` column: a name ending in hash names a digest (it leaks on main too)",
     "x-hash-plain-yaml-hash-key": "a generated password under `password_hash:`: a name ending in hash names a digest (it leaks on main too)",
@@ -504,7 +503,6 @@ _UNFLAGGED_9 = {
     "code-meson-option",
     "x-pw-qu",
     "x-pw-ht-groups",
-    "x-gen-smbpasswd-echo-e",
 }
 
 # batch 10 (batch 9's reserve, measured blind on 957a345), by cause
@@ -723,7 +721,6 @@ _LIMITS_13: dict[str, str] = {
     "x-sql14-rows-grep": "a SQL `INSERT`'s second row, in grep rows (the first row's password is redacted)",
     "bk-restic-password-command-cwd": "a token-shaped directory name (`rst_<base64url>`) as the whole `cwd`: a path's segment names nothing",
     "x-argv14-netsnmp-createuser": f'{_DIRECTIVE}: net-snmp\'s `createUser NAME SHA "X" AES "Y"`: the passphrases by their place after each algorithm',
-    "x-argv14-passwd-printf": "`printf 'X\\nX\\n' | passwd`: the format's `\\n`, decoded once more by the window's nested views, splits the command into lines",
 }
 _UNFLAGGED_13 = {
     "fx-prisma-seed-bcrypt",
@@ -734,7 +731,6 @@ _UNFLAGGED_13 = {
     "chat-rocketchat-hook-url",
     "loc-cwd-share-path",
     "chat-telegram-split-entities",
-    "x-argv14-passwd-printf",
 }
 
 

@@ -559,8 +559,7 @@ def _stdin_value(
                 n += 1  # a prompt's ``$`` or ``sudo`` before ``echo``
             if n >= end:
                 break
-            printed = _printed(t, words, n, end)
-            if printed is not None:
+            for printed in _printed_lines(t, words, n, end):
                 out.append((*printed.span(0, len(printed.text)), "pipe"))
             if not group or first < 2 or words[first - 1].text != b";":
                 break
@@ -595,6 +594,23 @@ def _printed(t: bytes, words: list[Word], n: int, end: int) -> Word | None:
             if body:
                 return Word(body, fmt.at[: len(body)], quoted=True)
     return None
+
+
+def _printed_lines(t: bytes, words: list[Word], n: int, end: int) -> list[Word]:
+    """What ``_printed`` gives, and for ``printf`` of a format with no conversion every line it
+    prints (``printf 'X\\nX\\n'``: a password and its confirmation)."""
+    printed = _printed(t, words, n, end)
+    if printed is None:
+        return []
+    fmt = words[n + 1] if n + 1 < end else None
+    if program(words[n]) != b"printf" or fmt is None or printed.at[:1] != fmt.at[:1]:
+        return [printed]
+    out, start = [], 0
+    for line in fmt.text.split(b"\\n")[:_GROUP_MAX]:
+        if line:
+            out.append(Word(line, fmt.at[start : start + len(line)], quoted=True))
+        start += len(line) + 2
+    return out or [printed]
 
 
 def _substituted(t: bytes, words: list[Word]) -> list[Word]:

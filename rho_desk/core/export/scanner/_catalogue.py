@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 89
+RULESET_VERSION: Final = 90
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -367,7 +367,11 @@ code, ``"pin": "031-45-154"``); a date (``2024-01-15``) is no code.
 89: a name saying its value holds data (``blob``, ``data``, ``content``) is no benign name for
 entropy in context when a word before says the data is a secret's (``LICENSE_BLOB``,
 ``activation_blob``, ``SIGNING_KEY_CONTENT``: a licence, an activation, a signing or private
-key, a seed)."""
+key, a seed).
+90: past the first level of escapes, the quoted string ``printf`` or ``echo -e`` prints, its
+backslashes single (the shell's ``\\n``), is not decoded again: ``printf 'X\\nX\\n' | passwd``,
+``echo -e "X\\nX" | smbpasswd -s`` stay one command line; every line of a ``printf`` format with
+no conversion is what it prints into the next command (a password and its confirmation)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

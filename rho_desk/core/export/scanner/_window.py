@@ -119,6 +119,24 @@ def _kept(text: bytes) -> list[tuple[int, int]]:
     return out
 
 
+_PRINTED: Final = re.compile(
+    rb"(?:\bprintf|\becho[ \t]+-[neE]{1,3})[ \t]+('[^'\r\n]{1,256}'|\"[^\"\r\n]{1,256}\")"
+)
+"""A shell's quoted string that ``printf`` or ``echo -e`` prints, its escapes the shell's own."""
+
+
+def _printed_strings(text: bytes) -> list[tuple[int, int]]:
+    """The quoted strings ``printf`` or ``echo -e`` prints whose backslashes are single (the
+    shell's ``\\n``, not a JSON string's ``\\\\n``): text a decoded level gave, not a JSON
+    string's, so their escapes are not decoded again (``printf 'X\\nX\\n' | passwd`` is one
+    command line)."""
+    return [
+        m.span(1)
+        for m in _PRINTED.finditer(text)
+        if b"\\" in m.group(1) and b"\\\\" not in m.group(1)
+    ]
+
+
 def _unescape(text: bytes, level: int = 0) -> tuple[bytes, _Map] | None:
     """``text`` with its JSON escapes decoded, and the way back; None when it holds no line break
     escape (nothing a reader of lines would gain). The text is decoded by ``re`` at C speed, and
@@ -128,7 +146,14 @@ def _unescape(text: bytes, level: int = 0) -> tuple[bytes, _Map] | None:
     if _WORTH_DECODING.search(text) is None:
         return None
     spend(len(text))
-    kept = _kept(text) if level and _NOT_AN_ESCAPE.search(text) is not None else []
+    kept = (
+        sorted(
+            (_kept(text) if _NOT_AN_ESCAPE.search(text) is not None else [])
+            + _printed_strings(text)
+        )
+        if level
+        else []
+    )
     if kept:
         return _decoded(text, kept)
     if b"\\u" not in text:
