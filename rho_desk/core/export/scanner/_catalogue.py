@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 83
+RULESET_VERSION: Final = 84
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -342,7 +342,13 @@ site key is public; a label spelling its field's name, and an id with a path of 
 (``LoadCredential=id:/path``), are no values; OAuth's ``state`` (where the text names OAuth's
 flow) and a ``challenge`` are random by design; a quoted word after an upper-case keyword
 (DuckDB's ``REGION 'eu-west-1'``) is that option's value; a quoted ``"<password>"`` with no end
-tag is a placeholder; a line's start is 0 at a buffer's start (a noun on the first line)."""
+tag is a placeholder; a line's start is 0 at a buffer's start (a noun on the first line).
+84: a digest, a signature or a fingerprint labelled as such is public: an algorithm's whole name
+where a credential's value stands (OpenVPN's ``auth SHA256``, ``password_encryption =
+scram-sha-256``; ``_labelled``), a piece of a fingerprint's colon-separated hex bytes (keytool's
+``SHA1: AB:CD:…``, ``ssh-keygen -l``'s ``MD5:…``), DKIM's and ARC's ``bh=`` and ``b=`` and a
+Digest answer's ``response=``, ``cnonce=``, ``opaque=`` under their header (``_entropy``); a
+Digest answer's ``username=`` is an auth-param's name, not the header's credential."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
