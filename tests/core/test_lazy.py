@@ -98,3 +98,28 @@ def test_only_relative_from_imports_are_lazy_re_exports(tmp_path: Path) -> None:
     getattr_, _dir = attach("planted", str(source))
     with pytest.raises(ImportError, match="only relative"):
         getattr_("json")
+
+
+def test_the_rho_reader_s_decoders_are_made_when_a_rho_file_is_read() -> None:
+    """Opening another agent's log resolves none of the Rho record types (about 10 ms of a
+    process's start); reading a Rho file makes the decoders, which then decode as before."""
+    fixtures = ROOT / "tests" / "fixtures"
+    codex = next((fixtures / "agents" / "codex").rglob("rollout-*.jsonl"))
+    script = f"""
+import sys
+from pathlib import Path
+from rho_desk.core.stores import open as opening
+from rho_desk.core.stores.rho_files import reader
+opening.open_snapshot(Path({str(codex)!r}))
+made = [n for n in ("_DECODER", "_SHOWN_LATER_DECODER", "_DISPLAY_DECODER", "_HEADER_DECODER")
+        if "decode" in vars(getattr(reader, n))]
+assert not made, made
+record = reader.decode_line(b'{{"type":"set_leaf","timestamp":"1","target_id":"n"}}\\n', True, "s", 1)
+assert type(record).__name__ == "SetLeafRecord" and record.target_id == "n", record
+assert "decode" in vars(reader._SHOWN_LATER_DECODER)
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

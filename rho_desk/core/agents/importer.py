@@ -47,7 +47,7 @@ from ..stores.rho_files.layout import (
 )
 from ..stores.rho_files.reader import read_session
 from ..stores.rho_files.records import DeltaTransition, NodeRecord, Record, SetLeafRecord
-from ..system.fsio import atomic_write, ensure_private_dir, fsync_dir, write_parts
+from ..system.fsio import atomic_write, ensure_private_dir, fsync_dir, write_all
 from .base import AgentLog
 from .build import AgentSessionFile, build
 from .formats import detect, read_log
@@ -372,20 +372,21 @@ def _create(transcript: Path, built: AgentSessionFile) -> None:
 
 
 def _write_records(fd: int, records: Sequence[Record]) -> None:
-    """The records as JSON lines, in one pass: each encoded on its own, a chunk of them at a
-    time going to the file (never the whole transcript in memory, nor a copy of it).
+    """The records as JSON lines, in one pass: each encoded into a buffer that goes to the file
+    whenever it holds a chunk (never the whole transcript in memory, nor a copy of it).
 
-    A record's bytes are a block of their own, freed once written, so the next records reuse
-    the same memory: appending them to a buffer that is emptied after each write gave every
-    chunk fresh pages (a page fault per 4 KiB of the transcript). A thread of its own writes
-    the chunks while the next ones are encoded: a write is mostly the kernel copying the bytes,
-    without the GIL, so on a second core it costs the import no time. At most a few chunks wait.
+    A thread of its own writes the chunks while the next ones are encoded: a write is mostly
+    the kernel copying the bytes, without the GIL, so on a second core it costs the import no
+    time. A few buffers go back and forth between the two.
 
     Raises:
         OSError: a write failed (the writing thread's error, raised here).
     """
-    encode = msgspec.json.Encoder().encode
-    full: queue.Queue[list[bytes] | None] = queue.Queue(maxsize=_BUFFERS)
+    encode_into = msgspec.json.Encoder().encode_into
+    free: queue.SimpleQueue[bytearray] = queue.SimpleQueue()
+    full: queue.SimpleQueue[bytearray | None] = queue.SimpleQueue()
+    for _ in range(_BUFFERS):
+        free.put(bytearray())
     failure: list[BaseException] = []
 
     def write() -> None:
@@ -393,30 +394,30 @@ def _write_records(fd: int, records: Sequence[Record]) -> None:
         while (chunk := full.get()) is not None:
             if not failure:
                 try:
-                    length = write_parts(fd, chunk)
-                    _write_back(fd, offset, length)
-                    offset += length
+                    write_all(fd, chunk)
+                    _write_back(fd, offset, len(chunk))
+                    offset += len(chunk)
                 except BaseException as exc:  # handed to the encoding side, which stops
                     failure.append(exc)
+                    chunk = bytearray()  # the error's traceback holds a view of the chunk
+            chunk.clear()
+            free.put(chunk)
 
     writer = threading.Thread(target=write, name="rho-desk import writer", daemon=True)
     writer.start()
-    newline = b"\n"
     try:
-        parts: list[bytes] = []
-        size = 0
+        buffer = free.get()
         for record in records:
-            data = encode(record)
-            parts += (data, newline)
-            size += len(data) + 1
-            if size >= _CHUNK:
-                full.put(parts)
+            encode_into(record, buffer, -1)
+            buffer += b"\n"
+            if len(buffer) >= _CHUNK:
+                full.put(buffer)
                 if failure:
                     break
-                parts, size = [], 0
+                buffer = free.get()
         else:
-            if parts:
-                full.put(parts)
+            if buffer:
+                full.put(buffer)
     finally:
         full.put(None)
         writer.join()

@@ -14,7 +14,6 @@ import errno
 import os
 import re
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -27,7 +26,6 @@ __all__ = [
     "fsync_dir",
     "remove_stale_temps",
     "write_all",
-    "write_parts",
     "write_temp",
 ]
 
@@ -45,25 +43,6 @@ def write_all(fd: int, data: bytes | bytearray) -> None:
         if written <= 0:  # pragma: no cover - write(2) never returns 0 for regular files
             raise OSError(errno.EIO, "short write")
         view = view[written:]
-
-
-_WRITEV: Final = getattr(os, "writev", None)
-_IOV_MAX: Final = 1024
-"""Pieces one ``writev`` takes at most (POSIX's IOV_MAX on Linux and the BSDs)."""
-
-
-def write_parts(fd: int, parts: Sequence[bytes]) -> int:
-    """Write ``parts`` one after the other, every byte (``os.writev``, up to ``_IOV_MAX``
-    pieces a call, without joining them first); returns how many bytes were written."""
-    total = 0
-    for start in range(0, len(parts), _IOV_MAX):
-        batch = parts[start : start + _IOV_MAX]
-        size = sum(map(len, batch))
-        written = _WRITEV(fd, batch) if _WRITEV is not None and size else 0
-        if written < size:  # a short write (or no writev): the rest as one piece
-            write_all(fd, b"".join(batch)[written:])
-        total += size
-    return total
 
 
 def fsync_dir(folder: Path) -> None:

@@ -335,31 +335,3 @@ def test_the_transcript_is_its_records_encoded_line_by_line(tmp_path: Path) -> N
     expected = b"".join(msgspec.json.encode(r) + b"\n" for r in built.records)
     assert len(expected) > 20 * 64 * 1024
     assert out.read_bytes() == expected
-
-
-@pytest.mark.parametrize("writev", ["short", "none", "whole"])
-def test_write_parts_writes_every_byte_in_order(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, writev: str
-) -> None:
-    """``write_parts``: more pieces than one ``writev`` takes, a short write, no ``writev``."""
-    import os
-
-    from rho_desk.core.system import fsio
-
-    parts = [f"{n}:".encode() + b"z" * (n % 7) for n in range(2500)]
-    if writev == "short":
-
-        def short(fd: int, batch: list[bytes]) -> int:
-            return os.write(fd, b"".join(batch)[: max(1, sum(map(len, batch)) // 3)])
-
-        monkeypatch.setattr(fsio, "_WRITEV", short)
-    elif writev == "none":
-        monkeypatch.setattr(fsio, "_WRITEV", None)
-    path = tmp_path / "out"
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        assert fsio.write_parts(fd, parts) == sum(map(len, parts))
-        assert fsio.write_parts(fd, []) == 0
-    finally:
-        os.close(fd)
-    assert path.read_bytes() == b"".join(parts)

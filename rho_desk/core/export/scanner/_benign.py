@@ -3,8 +3,9 @@
 The passes find a value by where it stands (under a credential's name, in a value's place, random
 in its alphabet); what the value itself is can still say it is no secret. Each kind is a module of
 its own: a stored password hash known by its format (``_hashes``), a key public by its vendor's
-prefix (``_public``), the next name of a list of names (``_namelists``), and a placeholder (one
-character repeated, ``_catalogue.placeholder``). ``SecretScanner`` drops such hits last
+prefix (``_public``), the next name of a list of names (``_namelists``), an algorithm's name or a
+piece of a fingerprint's colon-separated bytes (``_labelled``), and a placeholder (one character
+repeated, ``_catalogue.placeholder``). ``SecretScanner`` drops such hits last
 (``without_benign``); the rules of ``ALWAYS_KEPT`` (what rho-desk holds, what a command printed,
 key blocks) are kept whatever their value looks like.
 
@@ -22,6 +23,7 @@ from typing import Final
 
 from ._catalogue import ALWAYS_KEPT, Hit, placeholder
 from ._hashes import stored_hash
+from ._labelled import labelled
 from ._namelists import listed_name
 from ._public import public_token
 
@@ -42,14 +44,15 @@ _CLOSED: Final = _STOPS - _QUOTES
 
 
 def without_benign(data: bytes, hits: list[Hit]) -> list[Hit]:
-    """``hits`` less those whose value is a placeholder, a stored hash, a public key or a listed
-    name (in order); each kind is tried only where the hit's edges and marks allow it."""
+    """``hits`` less those whose value is a placeholder, an algorithm's name or a fingerprint's
+    piece, a stored hash, a public key or a listed name (in order); each kind is tried only where
+    the hit's edges and marks allow it."""
     kept = []
     size = len(data)
     for hit in hits:
         if hit.rule in ALWAYS_KEPT:
             kept.append(hit)
-        elif placeholder(hit):
+        elif placeholder(hit) or labelled(data, hit.start, hit.end):
             pass
         elif _MARK.search(data, hit.start - 8, hit.end) is not None:  # a position below 0 is 0
             if not _marked(data, hit.start, hit.end):

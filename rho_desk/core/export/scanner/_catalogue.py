@@ -40,7 +40,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 90
+RULESET_VERSION: Final = 91
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -343,32 +343,38 @@ site key is public; a label spelling its field's name, and an id with a path of 
 flow) and a ``challenge`` are random by design; a quoted word after an upper-case keyword
 (DuckDB's ``REGION 'eu-west-1'``) is that option's value; a quoted ``"<password>"`` with no end
 tag is a placeholder; a line's start is 0 at a buffer's start (a noun on the first line).
-84: a client's credential by its position: a console variable set on a command line (``+name
+84: a digest, a signature or a fingerprint labelled as such is public: an algorithm's whole name
+where a credential's value stands (OpenVPN's ``auth SHA256``, ``password_encryption =
+scram-sha-256``; ``_labelled``), a piece of a fingerprint's colon-separated hex bytes (keytool's
+``SHA1: AB:CD:…``, ``ssh-keygen -l``'s ``MD5:…``), DKIM's and ARC's ``bh=`` and ``b=`` and a
+Digest answer's ``response=``, ``cnonce=``, ``opaque=`` under their header (``_entropy``); a
+Digest answer's ``username=`` is an auth-param's name, not the header's credential.
+85: a client's credential by its position: a console variable set on a command line (``+name
 value``, ``+set name value``) under a credential's name or shaped as a token (``+rcon_password
 X``, ``+sv_setsteamaccount X``); the words after an option's password up to the next option
 (steamcmd's Steam Guard code, ``dscl . -passwd /Users/u OLD NEW``); SNMPv3's ``priv`` names a
 password (``priv aes 128 X``); past the first level of escapes, a window's word holding a
 backslash that escapes nothing (a UNC path ``\\\\nas01\\share``) is not decoded again, so
 ``\\n`` in it is no line break.
-85: ``Basic`` and the base64 of ``user:password`` is an Authorization header's value wherever it
+86: ``Basic`` and the base64 of ``user:password`` is an Authorization header's value wherever it
 stands (the rule ``authorization-header``): given as an argument, a map's item or a directive's
 word (``proxy_set_header Authorization "Basic X"``, ``Map("Authorization" -> "Basic X")``,
 ``.header("Authorization", "Basic X")``, Envoy's ``value:``, a Traefik label, prose); what
 follows ``Basic`` must decode to a printable ``user:password``.
-86: an ``INSERT``'s column list and its first row of values over several lines (``_statements``:
+87: an ``INSERT``'s column list and its first row of values over several lines (``_statements``:
 ``VALUES`` and the lists' items on lines of their own, a file's rows, a diff's, grep's, raw or
 JSON-escaped), ``N'X'`` and ``E'X'`` strings; a credential table's ``key`` or ``value`` column
 gives a value only when it reads as a secret (``'ci-readonly'``, ``'login.title'`` are names).
-87: a setting named by one option and given by another (``Client.named``): ``reg add … /v
+88: a setting named by one option and given by another (``Client.named``): ``reg add … /v
 DefaultPassword /t REG_SZ /d X``, PowerShell's ``Set-ItemProperty``/``New-ItemProperty -Name
 SmtpPassword -Value X``: under a credential's name the value is one, whatever its shape.
-88: a code's digits in groups of two as well as three to six after the first (a HomeKit setup
+89: a code's digits in groups of two as well as three to six after the first (a HomeKit setup
 code, ``"pin": "031-45-154"``); a date (``2024-01-15``) is no code.
-89: a name saying its value holds data (``blob``, ``data``, ``content``) is no benign name for
+90: a name saying its value holds data (``blob``, ``data``, ``content``) is no benign name for
 entropy in context when a word before says the data is a secret's (``LICENSE_BLOB``,
 ``activation_blob``, ``SIGNING_KEY_CONTENT``: a licence, an activation, a signing or private
 key, a seed).
-90: past the first level of escapes, the quoted string ``printf`` or ``echo -e`` prints, its
+91: past the first level of escapes, the quoted string ``printf`` or ``echo -e`` prints, its
 backslashes single (the shell's ``\\n``), is not decoded again: ``printf 'X\\nX\\n' | passwd``,
 ``echo -e "X\\nX" | smbpasswd -s`` stay one command line; every line of a ``printf`` format with
 no conversion is what it prints into the next command (a password and its confirmation)."""

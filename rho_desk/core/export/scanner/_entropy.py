@@ -162,7 +162,7 @@ def _benign_name(data: bytes, end: int) -> bool:
         first = _first_word(data, end)
         return first is not None and benign_words(first)
     start, name = name_before(data, end)
-    if benign_words(name) or _oauth_state(data, start, name):
+    if benign_words(name) or _oauth_state(data, start, name) or _signed_tag(data, start, name):
         return True
     if start > 1 and data[start - 1] == 0x20:
         _, word = name_before(data, start - 1)
@@ -186,6 +186,27 @@ def _oauth_state(data: bytes, start: int, name: bytes) -> bool:
     if name.lower() != b"state":
         return False
     return _OAUTH.search(data, max(0, start - _OAUTH_REACH), start + _OAUTH_REACH) is not None
+
+
+_SIGNED_TAGS: Final = frozenset({b"b", b"bh", b"response", b"cnonce", b"opaque"})
+_SIGNED_HEADER: Final = re.compile(
+    rb"(?i:(?:dkim|arc-message)-signature|arc-seal)[ \t]*:|(?i:authori[sz]ation|authenticate)"
+    rb"\\{0,3}[\"']?[ \t]*:[ \t]*\\{0,3}[\"']?[ \t]*Digest[ \t]"
+)
+"""A header whose tags sign or answer (DKIM's and ARC's signatures and seal; an HTTP or SIP
+Digest answer or challenge)."""
+_SIGNED_REACH: Final = 640
+
+
+def _signed_tag(data: bytes, start: int, name: bytes) -> bool:
+    """``name`` (at ``start``) is a tag of a signing header that holds a hash or a signature:
+    DKIM's and ARC's ``bh=`` (the body's hash) and ``b=`` (the signature), a Digest answer's
+    ``response=`` (a hash of the password with the server's nonce), ``cnonce=``, ``opaque=``;
+    the header is named within ``_SIGNED_REACH`` bytes before (its tags run over folded lines).
+    Public by design: what a mail or a request carries to whoever receives it."""
+    if name.lower() not in _SIGNED_TAGS:
+        return False
+    return _SIGNED_HEADER.search(data, max(0, start - _SIGNED_REACH), start) is not None
 
 
 def _first_word(data: bytes, pos: int) -> bytes | None:

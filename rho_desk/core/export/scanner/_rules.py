@@ -300,6 +300,14 @@ _WORD_AFTER: Final = re.compile(rb"[ \t]+[a-z]")
 """After a value: another lower-case word, as in a sentence."""
 
 
+_AUTH_PARAM: Final = re.compile(rb"[A-Za-z][A-Za-z_\-]{0,31}=")
+"""An auth-param's name and its ``=`` (RFC 9110: ``username=``, ``realm=``, ``keyId=``)."""
+_MORE_PARAMS: Final = re.compile(
+    rb'\\{0,3}"[^"\\\n]{0,200}\\{0,3}"[ \t]*,[ \t]*[A-Za-z][A-Za-z_\-]{0,31}='
+)
+"""After an auth-param's name: its quoted value, a comma and the next param's name."""
+
+
 def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
     value = m.group("value")
     if value.lower() in _SCHEMES or _VARIABLE.fullmatch(value) is not None:
@@ -307,6 +315,11 @@ def _authorization(data: bytes, m: re.Match[bytes]) -> Hit | None:
     if _STANDS_FOR.match(data, m.end("value")) is not None:
         return None  # "Authorization: Splunk ${HEC_TOKEN}": a scheme, then what stands for it
     scheme = _SCHEME_BEFORE.search(data, m.start(), m.start("value"))
+    if _AUTH_PARAM.fullmatch(value) is not None and (
+        (scheme is not None and scheme.group(1).lower() == b"digest")
+        or _MORE_PARAMS.match(data, m.end("value")) is not None
+    ):
+        return None  # Digest username="u", realm=…: an auth-param's name, not a token
     if scheme is not None and scheme.group(1).lower() not in _SCHEMES and not _mixed(value):
         return None  # "authorization": "none configured …": a word after a word, not a credential
     if (

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from itertools import repeat
 from operator import attrgetter, is_
 from pathlib import Path
-from typing import Final
+from typing import Any, Final, Generic, TypeVar
 
 import msgspec
 from msgspec.structs import force_setattr, replace
@@ -78,12 +78,31 @@ MAX_FILE_BYTES: Final = 4 * 1024**3
 """Refuse transcripts above 4 GiB: far beyond any real session, and beyond what fits in memory."""
 MAX_HEADER_BYTES: Final = 1024**2
 
-_DECODER: Final = msgspec.json.Decoder(Record)
-_SHOWN_LATER_DECODER: Final = msgspec.json.Decoder(RecordShownLater)
-_DISPLAY_DECODER: Final = msgspec.json.Decoder(tuple[StoredDisplayMessage, ...])
+T = TypeVar("T")
+
+
+class _Decoder(Generic[T]):
+    """A msgspec decoder of ``type_`` made on its first use: resolving the record types takes
+    a process about 10 ms, which one that reads no Rho file (it opens another agent's log,
+    imports one) does not spend. Its first ``decode`` puts the decoder's own in its place."""
+
+    def __init__(self, type_: Any) -> None:
+        self._type = type_
+
+    def decode(self, data: bytes | bytearray | memoryview) -> T:
+        decode = msgspec.json.Decoder(self._type).decode
+        self.decode = decode  # type: ignore[method-assign,assignment]
+        return decode(data)  # type: ignore[no-any-return]
+
+
+_DECODER: Final = _Decoder[Record](Record)
+_SHOWN_LATER_DECODER: Final = _Decoder[RecordShownLater](RecordShownLater)
+_DISPLAY_DECODER: Final = _Decoder[tuple[StoredDisplayMessage, ...]](
+    tuple[StoredDisplayMessage, ...]
+)
 _ENCODER: Final = msgspec.json.Encoder()
 _NO_DISPLAY: Final = b"[]"
-_HEADER_DECODER: Final = msgspec.json.Decoder(HeaderRecord)
+_HEADER_DECODER: Final = _Decoder[HeaderRecord](HeaderRecord)
 _READ_BUFFER: Final = 1024 * 1024
 DAMAGED: Final = "damaged"
 NEWER: Final = "newer-record"
