@@ -3,7 +3,8 @@
 The rule ids and what each finds (``RULES``, and the Markdown table docs/security.md carries),
 the version of the rules that receipts record (``RULESET_VERSION``), the ``Hit`` a rule reports
 (its value hidden from ``repr``), the keyed fingerprint that stands for a value in reports,
-overlapping hits merged, and the placeholders (``ghp_xxxx…``) that are not reported.
+overlapping hits merged, and the placeholders (``ghp_xxxx…``, a URL's ``user:password@``) that
+are not reported.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "known_handler",
     "merge_hits",
     "placeholder",
+    "placeholder_password",
     "rule_catalogue",
 ]
 
@@ -40,7 +42,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 84
+RULESET_VERSION: Final = 85
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -348,7 +350,17 @@ where a credential's value stands (OpenVPN's ``auth SHA256``, ``password_encrypt
 scram-sha-256``; ``_labelled``), a piece of a fingerprint's colon-separated hex bytes (keytool's
 ``SHA1: AB:CD:…``, ``ssh-keygen -l``'s ``MD5:…``), DKIM's and ARC's ``bh=`` and ``b=`` and a
 Digest answer's ``response=``, ``cnonce=``, ``opaque=`` under their header (``_entropy``); a
-Digest answer's ``username=`` is an auth-param's name, not the header's credential."""
+Digest answer's ``username=`` is an auth-param's name, not the header's credential.
+85: a path is no value: a path of words before a list of options (``credentials=/root/.smb,uid=
+1000``) and a list of settings naming no credential (``--secret id=npmrc,src=…``, an LDAP DN) are
+no value, whichever pass read them (``_paths.among_options``); a run holding ``/`` that ends at a
+file's extension is a file's path where no name stands before it, or under a name when no piece
+of it reads as a token; a URL's port and path after its host's colon is no name's value, its
+segments read on their own (a random token, or hex as the last segment, is one; hex between
+segments is an item's id); the word for a password as a URL's password (``user:password@``,
+``:changeme@``) is a placeholder; an IBAN (its check digits hold) and a value under an ``iban``
+or ``bic`` name are an account's identifier; a table's header read in a JSON string starts after
+its member's name."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -591,6 +603,19 @@ placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""
 
 _SAME_RUN: Final = re.compile(rb"(.)\1{%d}" % (PLACEHOLDER_RUN - 1), re.DOTALL)
 """``PLACEHOLDER_RUN`` times one byte in a row (searched in C: a value can be lines long)."""
+
+
+_PLACEHOLDER_PASSWORD: Final = re.compile(
+    rb"(?i:(?:your|my|the|db|some|example|dummy|fake|sample)?[-_]?"
+    rb"(?:pass(?:word|wd|phrase)?|pwd|secret|changeme|change[-_]me|redacted)(?:[-_]?here)?)"
+)
+
+
+def placeholder_password(value: bytes) -> bool:
+    """A URL's password that is the word for one (``user:password@``, ``:yourpassword@``,
+    ``:your-password@``, ``:changeme@``, ``:PASSWORD@``): an example's placeholder. A password
+    that only begins so (``Pa55word…``, ``passw0rd-7Tq9``) is one."""
+    return _PLACEHOLDER_PASSWORD.fullmatch(value) is not None
 
 
 def placeholder(hit: Hit) -> bool:
