@@ -42,7 +42,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 85
+RULESET_VERSION: Final = 86
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -360,7 +360,15 @@ segments read on their own (a random token, or hex as the last segment, is one; 
 segments is an item's id); the word for a password as a URL's password (``user:password@``,
 ``:changeme@``) is a placeholder; an IBAN (its check digits hold) and a value under an ``iban``
 or ``bic`` name are an account's identifier; a table's header read in a JSON string starts after
-its member's name."""
+its member's name.
+86: values that say by their own form what they are (``_labelled.known_form``), whichever pass
+found them: a version with pre-release and build parts of numbers, words or a short commit's hex;
+Django's unusable-password marker (``!`` and 40 letters and digits); a credential's name of
+lower-case words and numbers (``db-password``, ``6001-auth/6001``); a literal closing its object
+(``true }]``); SIP's ``branch=z9hG4bK…``; hex of the shape of the document's ids (an ``"id"`` of that length nearby: Node-RED's ``"z"``
+and ``"wires"``) is an id; a two-item list under a name saying names (``fields = ("authCode",
+"state")``) is a list of names; a query's parameter ends at its ``&``, a quoted word at its
+closing quote (``"X".``)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

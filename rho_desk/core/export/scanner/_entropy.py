@@ -363,6 +363,24 @@ def _iban(value: bytes) -> bool:
     return int("".join(str(int(chr(c), 36)) for c in moved)) % 97 == 1
 
 
+_IDS_REACH: Final = 2048
+
+
+def _shaped_as_ids(data: bytes, start: int, end: int) -> bool:
+    """The hex value at ``start`` has the shape (its length, its case) of the document's ids: an
+    ``"id"`` (or ``id:``, ``id=``) of hex of that length stands within ``_IDS_REACH`` bytes. A
+    record refers to another by its id (Node-RED's ``"z"`` and ``"wires"``, a graph's edges), so
+    a value of that shape beside them is one more id."""
+    n = end - start
+    case = rb"0-9a-f" if data[start:end].lower() == data[start:end] else rb"0-9A-F"
+    ids = re.compile(
+        rb"\bid\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?[" + case + rb"]{%d}(?![0-9A-Za-z])" % n
+    )
+    return (
+        ids.search(data, max(0, start - _IDS_REACH), min(len(data), end + _IDS_REACH)) is not None
+    )
+
+
 def _in_envelope(data: bytes, start: int) -> bool:
     """The run at ``start`` is a part of ciphertext in a known envelope (``ciphertext``): the
     token it ends (base64, ``:``, ``[``, at most 256 bytes back) opens one."""
@@ -739,6 +757,8 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
             continue  # v1:<nonce>:<ciphertext>, EJ[1:…]: ciphertext for git
         if _id_by_form(data, start, end, i, before, value, hexed):
             continue  # ObjectId('…'), <local@host>, 1:<n>:android:<hex>, |1|salt|hash, a magic
+        if hexed and _shaped_as_ids(data, start, end):
+            continue  # "z": "753d391ee3f28744" among "id": "33f2675250236623": a node's id
         if not (hexed or high_entropy(value)):
             continue
         if not hexed and _base64_of_prose(value):
