@@ -4,8 +4,10 @@ The passes find a value by where it stands (under a credential's name, in a valu
 in its alphabet); what the value itself is can still say it is no secret. Each kind is a module of
 its own: a stored password hash known by its format (``_hashes``), a key public by its vendor's
 prefix (``_public``), the next name of a list of names (``_namelists``), an algorithm's name or a
-piece of a fingerprint's colon-separated bytes (``_labelled``), and a placeholder (one character
-repeated, ``_catalogue.placeholder``). ``SecretScanner`` drops such hits last
+piece of a fingerprint's colon-separated bytes, a version, Django's unusable-password marker, a
+credential's name, a literal closing its object, SIP's branch id (``_labelled``), a path before
+a list of options or a list of settings (``_paths.among_options``), and a placeholder (one
+character repeated, ``_catalogue.placeholder``). ``SecretScanner`` drops such hits last
 (``without_benign``); the rules of ``ALWAYS_KEPT`` (what rho-desk holds, what a command printed,
 key blocks) are kept whatever their value looks like.
 
@@ -23,8 +25,9 @@ from typing import Final
 
 from ._catalogue import ALWAYS_KEPT, Hit, placeholder
 from ._hashes import stored_hash
-from ._labelled import labelled
+from ._labelled import known_form, labelled
 from ._namelists import listed_name
+from ._paths import among_options
 from ._public import public_token
 
 __all__ = ["without_benign"]
@@ -52,7 +55,15 @@ def without_benign(data: bytes, hits: list[Hit]) -> list[Hit]:
     for hit in hits:
         if hit.rule in ALWAYS_KEPT:
             kept.append(hit)
-        elif placeholder(hit) or labelled(data, hit.start, hit.end):
+        elif (
+            placeholder(hit)
+            or labelled(data, hit.start, hit.end)
+            or known_form(data, hit.start, hit.end)
+            or (
+                data.find(b",", hit.start, hit.end) >= 0
+                and among_options(data[hit.start : hit.end])
+            )
+        ):
             pass
         elif _MARK.search(data, hit.start - 8, hit.end) is not None:  # a position below 0 is 0
             if not _marked(data, hit.start, hit.end):

@@ -3,7 +3,8 @@
 The rule ids and what each finds (``RULES``, and the Markdown table docs/security.md carries),
 the version of the rules that receipts record (``RULESET_VERSION``), the ``Hit`` a rule reports
 (its value hidden from ``repr``), the keyed fingerprint that stands for a value in reports,
-overlapping hits merged, and the placeholders (``ghp_xxxx…``) that are not reported.
+overlapping hits merged, and the placeholders (``ghp_xxxx…``, a URL's ``user:password@``) that
+are not reported.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "known_handler",
     "merge_hits",
     "placeholder",
+    "placeholder_password",
     "rule_catalogue",
 ]
 
@@ -40,7 +42,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 91
+RULESET_VERSION: Final = 93
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -349,32 +351,50 @@ scram-sha-256``; ``_labelled``), a piece of a fingerprint's colon-separated hex 
 ``SHA1: AB:CD:…``, ``ssh-keygen -l``'s ``MD5:…``), DKIM's and ARC's ``bh=`` and ``b=`` and a
 Digest answer's ``response=``, ``cnonce=``, ``opaque=`` under their header (``_entropy``); a
 Digest answer's ``username=`` is an auth-param's name, not the header's credential.
-85: a client's credential by its position: a console variable set on a command line (``+name
+85: a path is no value: a path of words before a list of options (``credentials=/root/.smb,uid=
+1000``) and a list of settings naming no credential (``--secret id=npmrc,src=…``, an LDAP DN) are
+no value, whichever pass read them (``_paths.among_options``); a run holding ``/`` that ends at a
+file's extension is a file's path where no name stands before it, or under a name when no piece
+of it reads as a token; a URL's port and path after its host's colon is no name's value, its
+segments read on their own (a random token, or hex as the last segment, is one; hex between
+segments is an item's id); the word for a password as a URL's password (``user:password@``,
+``:changeme@``) is a placeholder; an IBAN (its check digits hold) and a value under an ``iban``
+or ``bic`` name are an account's identifier; a table's header read in a JSON string starts after
+its member's name.
+86: values that say by their own form what they are (``_labelled.known_form``), whichever pass
+found them: a version with pre-release and build parts of numbers, words or a short commit's hex;
+Django's unusable-password marker (``!`` and 40 letters and digits); a credential's name of
+lower-case words and numbers (``db-password``, ``6001-auth/6001``); a literal closing its object
+(``true }]``); SIP's ``branch=z9hG4bK…``; hex of the shape of the document's ids (an ``"id"`` of that length nearby: Node-RED's ``"z"``
+and ``"wires"``) is an id; a two-item list under a name saying names (``fields = ("authCode",
+"state")``) is a list of names; a query's parameter ends at its ``&``, a quoted word at its
+closing quote (``"X".``).
+87: a client's credential by its position: a console variable set on a command line (``+name
 value``, ``+set name value``) under a credential's name or shaped as a token (``+rcon_password
 X``, ``+sv_setsteamaccount X``); the words after an option's password up to the next option
 (steamcmd's Steam Guard code, ``dscl . -passwd /Users/u OLD NEW``); SNMPv3's ``priv`` names a
 password (``priv aes 128 X``); past the first level of escapes, a window's word holding a
 backslash that escapes nothing (a UNC path ``\\\\nas01\\share``) is not decoded again, so
 ``\\n`` in it is no line break.
-86: ``Basic`` and the base64 of ``user:password`` is an Authorization header's value wherever it
+88: ``Basic`` and the base64 of ``user:password`` is an Authorization header's value wherever it
 stands (the rule ``authorization-header``): given as an argument, a map's item or a directive's
 word (``proxy_set_header Authorization "Basic X"``, ``Map("Authorization" -> "Basic X")``,
 ``.header("Authorization", "Basic X")``, Envoy's ``value:``, a Traefik label, prose); what
 follows ``Basic`` must decode to a printable ``user:password``.
-87: an ``INSERT``'s column list and its first row of values over several lines (``_statements``:
+89: an ``INSERT``'s column list and its first row of values over several lines (``_statements``:
 ``VALUES`` and the lists' items on lines of their own, a file's rows, a diff's, grep's, raw or
 JSON-escaped), ``N'X'`` and ``E'X'`` strings; a credential table's ``key`` or ``value`` column
 gives a value only when it reads as a secret (``'ci-readonly'``, ``'login.title'`` are names).
-88: a setting named by one option and given by another (``Client.named``): ``reg add … /v
+90: a setting named by one option and given by another (``Client.named``): ``reg add … /v
 DefaultPassword /t REG_SZ /d X``, PowerShell's ``Set-ItemProperty``/``New-ItemProperty -Name
 SmtpPassword -Value X``: under a credential's name the value is one, whatever its shape.
-89: a code's digits in groups of two as well as three to six after the first (a HomeKit setup
+91: a code's digits in groups of two as well as three to six after the first (a HomeKit setup
 code, ``"pin": "031-45-154"``); a date (``2024-01-15``) is no code.
-90: a name saying its value holds data (``blob``, ``data``, ``content``) is no benign name for
+92: a name saying its value holds data (``blob``, ``data``, ``content``) is no benign name for
 entropy in context when a word before says the data is a secret's (``LICENSE_BLOB``,
 ``activation_blob``, ``SIGNING_KEY_CONTENT``: a licence, an activation, a signing or private
 key, a seed).
-91: past the first level of escapes, the quoted string ``printf`` or ``echo -e`` prints, its
+93: past the first level of escapes, the quoted string ``printf`` or ``echo -e`` prints, its
 backslashes single (the shell's ``\\n``), is not decoded again: ``printf 'X\\nX\\n' | passwd``,
 ``echo -e "X\\nX" | smbpasswd -s`` stay one command line; every line of a ``printf`` format with
 no conversion is what it prints into the next command (a password and its confirmation)."""
@@ -620,6 +640,19 @@ placeholder (``ghp_xxxx…``, ``AKIAXXXX…``, ``pnu_XXXX…``)."""
 
 _SAME_RUN: Final = re.compile(rb"(.)\1{%d}" % (PLACEHOLDER_RUN - 1), re.DOTALL)
 """``PLACEHOLDER_RUN`` times one byte in a row (searched in C: a value can be lines long)."""
+
+
+_PLACEHOLDER_PASSWORD: Final = re.compile(
+    rb"(?i:(?:your|my|the|db|some|example|dummy|fake|sample)?[-_]?"
+    rb"(?:pass(?:word|wd|phrase)?|pwd|secret|changeme|change[-_]me|redacted)(?:[-_]?here)?)"
+)
+
+
+def placeholder_password(value: bytes) -> bool:
+    """A URL's password that is the word for one (``user:password@``, ``:yourpassword@``,
+    ``:your-password@``, ``:changeme@``, ``:PASSWORD@``): an example's placeholder. A password
+    that only begins so (``Pa55word…``, ``passw0rd-7Tq9``) is one."""
+    return _PLACEHOLDER_PASSWORD.fullmatch(value) is not None
 
 
 def placeholder(hit: Hit) -> bool:

@@ -101,6 +101,8 @@ _BENIGN_NAMES: Final = frozenset(
         "pubkey",
         "publickey",
         "peer",
+        "iban",  # a bank account's number (public: printed on every invoice)
+        "bic",
     }
 )
 _PREFIXED_ID: Final = re.compile(rb"[a-z]{2,12}_[A-Za-z0-9]")
@@ -347,6 +349,8 @@ def _id_by_form(
         return True
     if hexed and value.lower().startswith(_MAGIC):
         return True
+    if value[:2].isupper() and _iban(value):
+        return True
     if _KEY_ID.fullmatch(value) is None:
         return False
     if before in _NAME_BYTES:
@@ -356,6 +360,37 @@ def _id_by_form(
     while j > 0 and i - j < 8 and data[j - 1] in b" \t\"'":
         j -= 1
     return before in b"=:" and b"key" in name_before(data, j)[1].lower()
+
+
+_IBAN: Final = re.compile(rb"[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}")
+
+
+def _iban(value: bytes) -> bool:
+    """``value`` is an IBAN: a country's letters, two check digits and the account's number, the
+    whole read as a number (letters as 10 to 35) leaving 1 modulo 97 (ISO 13616; a German one,
+    ``DE…``, reads as upper-case hex)."""
+    if _IBAN.fullmatch(value) is None:
+        return False
+    moved = value[4:] + value[:4]
+    return int("".join(str(int(chr(c), 36)) for c in moved)) % 97 == 1
+
+
+_IDS_REACH: Final = 2048
+
+
+def _shaped_as_ids(data: bytes, start: int, end: int) -> bool:
+    """The hex value at ``start`` has the shape (its length, its case) of the document's ids: an
+    ``"id"`` (or ``id:``, ``id=``) of hex of that length stands within ``_IDS_REACH`` bytes. A
+    record refers to another by its id (Node-RED's ``"z"`` and ``"wires"``, a graph's edges), so
+    a value of that shape beside them is one more id."""
+    n = end - start
+    case = rb"0-9a-f" if data[start:end].lower() == data[start:end] else rb"0-9A-F"
+    ids = re.compile(
+        rb"\bid\\{0,3}[\"']?[ \t]*[:=][ \t]*\\{0,3}[\"']?[" + case + rb"]{%d}(?![0-9A-Za-z])" % n
+    )
+    return (
+        ids.search(data, max(0, start - _IDS_REACH), min(len(data), end + _IDS_REACH)) is not None
+    )
 
 
 def _in_envelope(data: bytes, start: int) -> bool:
@@ -464,10 +499,14 @@ def _column_header(data: bytes, start: int, sep: int) -> bytes | None:
             break
         lo = break_before(data, max(0, hi - 4096), hi)[0]
         line = data[lo + 1 : hi].lstrip(b"\\n")
+        head = _JSON_HEAD.match(line)  # a JSON string's first line: its member's name is none
+        line = line if head is None else line[head.end() :]
         if sep_b not in line and not (sep == 0x09 and b"\\t" in line):
             break
         if line.strip(b" |-:\t") != b"":
             header = line
+        if head is not None:
+            break
         hi = lo
     if header is None:
         return None
@@ -579,6 +618,66 @@ each before the tests; elsewhere most runs follow such a byte and the look-up wo
 _CROWDED: Final = 256
 
 
+_EXTENSION: Final = re.compile(
+    rb"\.[A-Za-z0-9]{0,4}[A-Za-z][A-Za-z0-9]{0,4}(?=[\s\"'`,;:)\]}?#\\<>|]|\Z)"
+)
+"""A file's extension ending a path (``.jpg``, ``.AppImage``, ``.tar``), then what ends a word."""
+_PORT: Final = re.compile(rb"[0-9]{1,5}/")
+_HOST_BYTES: Final = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.-_[]"
+)
+_HEX_BYTES: Final = b"0123456789abcdefABCDEF"
+
+
+def _file_name_end(data: bytes, end: int) -> bool:
+    """A run holding ``/`` ends at a file's extension: the run is a file's path."""
+    return end < len(data) and data[end] == 0x2E and _EXTENSION.match(data, end) is not None
+
+
+def _token_in_path(value: bytes, before: int) -> bool:
+    """Under a name (``=``, ``:`` before it), a path one of whose segments reads as a token is
+    a value that ends like a file's name (``backup_key: <token>/Qe.txt``); elsewhere (a cell of
+    ``md5sum``'s output, a column) a path is a path."""
+    if before not in (0x3D, 0x3A):
+        return False
+    return any(len(piece) >= _TOKEN_PIECE and high_entropy(piece) for piece in _PIECES.split(value))
+
+
+_PIECES: Final = re.compile(rb"[/_.\-]")
+_TOKEN_PIECE: Final = 12
+"""A path's piece (between ``/``, ``_``, ``-``, ``.``) this long and random is a token's
+(``TheBand_Live2019``'s pieces are words)."""
+
+
+def _after_host(data: bytes, colon: int) -> bool:
+    """The colon at ``colon`` ends a URL's host (``://host`` or ``@host`` before it): a port's."""
+    j = colon
+    while j > 0 and colon - j < 256 and data[j - 1] in _HOST_BYTES:
+        j -= 1
+    return j < colon and (data.endswith(b"://", 0, j) or data[j - 1 : j] == b"@")
+
+
+def _url_path_hits(data: bytes, start: int, end: int) -> list[Hit]:
+    """The segments of a URL's path (after its port) that read as a token: random letters and
+    digits of ``ENTROPY_MIN_LENGTH`` or more, or hex of a key's length as the path's last segment
+    (``/webhook/<token>``); hex in the middle of a path is an item's id (``/Items/<hex>/Images``)."""
+    out: list[Hit] = []
+    pos = data.index(b"/", start, end) + 1
+    while pos < end:
+        stop = data.find(b"/", pos, end)
+        stop = end if stop < 0 else stop
+        segment = data[pos:stop]
+        if len(segment) >= ENTROPY_MIN_LENGTH:
+            if segment.translate(None, _HEX_BYTES):
+                token = high_entropy(segment) and not _base64_of_prose(segment)
+            else:
+                token = stop == end and random_hex(segment)
+            if token:
+                out.append(Hit("high-entropy-value", pos, stop, segment))
+        pos = stop + 1
+    return out
+
+
 def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     """High-entropy values where a value stands: after ``=``, ``:`` (a header, a YAML or JSON
     key), as a quoted argument, after a flag, in a table's cell, alone after a name on its line,
@@ -606,6 +705,14 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         value = data[start:end]
         if value.isdigit():
             continue
+        if (
+            b"/" in value
+            and data[start - 1] == 0x3A
+            and _PORT.match(value)
+            and _after_host(data, start - 1)
+        ):
+            out.extend(_url_path_hits(data, start, end))
+            continue  # :8096/Items/<id>/Images: a URL's port and path, not a name's value
         hexed: bool | None = None
         if value.islower() or value.isupper():
             hexed = random_hex(value)
@@ -638,6 +745,8 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         before = data[i - 1] if i > 0 else 0
         if before == 0x3A and _row_colon(data, i - 1):
             continue  # ``12:VALUE``: a read_file or grep row's number, not a name's colon
+        if b"/" in value and _file_name_end(data, end) and not _token_in_path(value, before):
+            continue  # photos/2025/IMG_0413.jpg beside its md5: a file's path
         quoted = (
             start > 0
             and data[start - 1] in b"\"'`"
@@ -660,6 +769,8 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
             continue  # v1:<nonce>:<ciphertext>, EJ[1:…]: ciphertext for git
         if _id_by_form(data, start, end, i, before, value, hexed):
             continue  # ObjectId('…'), <local@host>, 1:<n>:android:<hex>, |1|salt|hash, a magic
+        if hexed and _shaped_as_ids(data, start, end):
+            continue  # "z": "753d391ee3f28744" among "id": "33f2675250236623": a node's id
         if not (hexed or high_entropy(value)):
             continue
         if not hexed and _base64_of_prose(value):

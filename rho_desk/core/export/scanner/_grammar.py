@@ -267,7 +267,17 @@ def _letter_before(data: bytes, pos: int) -> bool:
 
 
 def _named(data: bytes, m: re.Match[bytes]) -> Hit | None:
-    """``NAME = value``, ``NAME: value``, ``NAME => value``, ``<NAME>value``, ``NAME="value"``."""
+    """``NAME = value``, ``NAME: value``, ``NAME => value``, ``<NAME>value``, ``NAME="value"``; a
+    query's parameter (``?secret=X&issuer=Y``) to its ``&``: a query's value holds none unencoded."""
+    hit = _named_value(data, m)
+    if hit is not None and hit.rule == "signed-url-query":
+        cut = data.find(b"&", hit.start, hit.end)
+        if cut > hit.start:
+            return Hit(hit.rule, hit.start, cut, data[hit.start : cut])
+    return hit
+
+
+def _named_value(data: bytes, m: re.Match[bytes]) -> Hit | None:
     name_start, name = name_before(data, m.end("rest"))
     if name_start > 0 and data[name_start - 1] >= 0x80 and _letter_before(data, name_start):
         return None  # the name continues in another script: the fold view sees it whole

@@ -27,8 +27,16 @@ __all__ = ["listed_name"]
 
 _ITEM: Final = rb"\\{0,7}[\"'][A-Za-z][A-Za-z_\-]{0,63}\\{0,7}[\"']"
 _LIST: Final = re.compile(
-    rb"[\[({][ \t]*(?:" + _ITEM + rb"[ \t]*,[ \t]*){2,}" + _ITEM + rb"[ \t]*,?[ \t]*[\])}]"
+    rb"[\[({][ \t]*(?:" + _ITEM + rb"[ \t]*,[ \t]*){1,}" + _ITEM + rb"[ \t]*,?[ \t]*[\])}]"
 )
+_NAMES_NAME: Final = re.compile(
+    rb"(?i:fields|columns|cols|required|names|keys|attrs|attributes|properties|permit|only|"
+    rb"exclude|include|select|fieldnames|list_display|search_fields|readonly_fields|"
+    rb"required_fields|sensitive_fields|filter_parameters)"
+    rb"\\{0,3}[\"']?[ \t]*(?:[:=]|\+=|=>)?[ \t]*\(?[ \t]*\Z"
+)
+"""A list's name saying its items are names (a form's or a table's ``fields``, a schema's
+``required``): a list of two names is one too (``fields = ("authCode", "state")``)."""
 _WORD: Final = re.compile(rb"[A-Za-z][A-Za-z_\-]{0,63}")
 _REACH: Final = 600
 """How far from a hit its list is looked for, each way (a list of a line)."""
@@ -50,6 +58,8 @@ def listed_name(data: bytes, start: int, end: int) -> bool:
         if whole is None or whole.end() <= start:
             continue
         items = [w for w in _WORD.finditer(data, whole.start(), whole.end())]
+        if len(items) < 3 and _NAMES_NAME.search(data, max(0, m.start() - 40), m.start()) is None:
+            return False  # two items: a (name, value) pair unless the list is named for names
         for k, item in enumerate(items):
             if item.start() == start:
                 return (

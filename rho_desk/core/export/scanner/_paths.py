@@ -1,7 +1,12 @@
 """Paths: a value that says where a credential is (its file), not what the credential is.
 
 ``credential_path`` is what ``_values.literal_value`` asks of a value under a credential's name;
-``WORD_PATH`` (a path of lower-case words) is what ``_values.secretish`` passes over.
+``WORD_PATH`` (a path of lower-case words) is what ``_values.secretish`` passes over;
+``among_options`` is what ``_benign`` asks of a hit holding ``,name=``: a path of words before a
+list of options (fstab's and ``mount -o``'s ``credentials=/root/.smbcredentials,uid=1000``), or a
+list of settings none of which names a credential (``--secret id=npmrc,src=/home/u/.npmrc``), is
+where a credential is, or settings, whichever pass read it as a value; each setting is read by
+its own name (``password=X,vers=3.0`` still is a password).
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["WORD_PATH", "credential_path"]
+__all__ = ["WORD_PATH", "among_options", "credential_path"]
 
 _PATH_ID: Final = re.compile(rb"[A-Za-z0-9_.@\-]{1,64}:(?=[/~.])")
 """An id before a file's path (systemd's ``LoadCredential=db-password:/etc/…``)."""
@@ -35,3 +40,24 @@ def credential_path(value: bytes) -> bool:
         and b" " not in value
         and value.count(b"/") >= 2
     )
+
+
+_OPTION: Final = re.compile(rb",[ \t]?[A-Za-z_][A-Za-z0-9_.\-]{0,31}=")
+"""The next option of a list, after its comma: ``,uid=``, ``,src=``."""
+_SETTING: Final = re.compile(rb"([A-Za-z_][A-Za-z0-9_.\-]{0,31})=[^,\s]{0,256}")
+_NAMES_CREDENTIAL: Final = re.compile(rb"pass|pwd|secret|token|key|auth|cred", re.IGNORECASE)
+
+
+def among_options(value: bytes) -> bool:
+    """``value`` is a path of words followed by a list of options, or a list of settings whose
+    names name no credential (module docstring)."""
+    option = _OPTION.search(value)
+    if option is None:
+        return False
+    if WORD_PATH.fullmatch(value, 0, option.start()) is not None:
+        return True
+    for setting in value.split(b","):
+        m = _SETTING.fullmatch(setting.strip())
+        if m is None or _NAMES_CREDENTIAL.search(m.group(1)) is not None:
+            return False
+    return True

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ._bounded import VALUE_BOUND, WholeValue
-from ._catalogue import Hit
+from ._catalogue import Hit, placeholder_password
 from ._lines import break_before
 from ._names import digest_prefixed
 from ._pem import PEM_GATE, PEM_HEADER, PEM_WINDOW, private_key
@@ -361,6 +361,8 @@ def _url(data: bytes, m: re.Match[bytes]) -> Hit | None:
         ),
     ):
         if name in m.re.groupindex and m.group(name) is not None:
+            if rule == "url-password" and placeholder_password(m.group(name)):
+                return None  # postgres://user:password@localhost: the word standing for one
             return Hit(rule, m.start(name), m.end(name), m.group(name))
     user = m.group("user") if "user" in m.re.groupindex else None
     if user is not None and len(user) <= 256 and high_entropy(user):

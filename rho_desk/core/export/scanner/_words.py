@@ -68,6 +68,8 @@ _TYPE_CODES: Final = frozenset(
 _REACH: Final = 3
 """Most words read after a credential word (type codes not counted)."""
 _TRIM: Final = b";,{}()"
+_STOPS: Final = b".!?"
+"""What ends a sentence after a quoted word (a `:` after one is a key's, a `,` an item's)."""
 _JSON_HEAD: Final = re.compile(rb'[ \t]*[\[{]?[ \t]*"[^"\n]{0,200}"[ \t]*:[ \t]*"')
 _PROMPT: Final = re.compile(rb"[ \t]*[A-Za-z0-9_.\-:@/()\[\]=]{1,64}[>#][ \t]+(?=[A-Za-z])")
 """A client's prompt before what was typed at it (``127.0.0.1:6379> AUTH X``, ``mysql>``,
@@ -219,6 +221,12 @@ def _value(w: Word) -> tuple[int, int, bytes] | None:
         start += 1
     if end <= start:
         return None
+    if w.lead:  # "X". or 'X'!: the sentence's stop after the closing quote is no part of X
+        k = end
+        while k > start + 1 and text[k - 1] in _STOPS:
+            k -= 1
+        if k < end and w.at[k] - w.at[k - 1] > 1:
+            end = k
     a, b = w.span(start, end)
     return a, b, text[start:end]
 
