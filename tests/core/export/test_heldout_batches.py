@@ -331,7 +331,13 @@ against them). The same checks run over every batch; what differs is data (``BAT
 - batch 14: 134 forms and 19 look-alikes, blind on ``55126cc`` (21 leaked, 16 with ``findings:
   0``; 3 look-alikes damaged): the third of batch 13's writing that a seeded shuffle kept
   unmeasured and unread while batch 13's forms were fixed, from the same kinds of source. It
-  shows whether those fixes reach their siblings.
+  shows whether those fixes reach their siblings. Further forms (12 and 7 look-alikes,
+  ``x-seed14-``) for a wallet's seed phrase by what it is: BIP-39 and Electrum seeds of 12 to 24
+  words in an ``.env``, a JSON field, one word a line, numbered, comma-separated, in a title, in
+  prose with no noun, in a hardhat config, in ``electrum restore`` and ``cast --mnemonic``, an
+  Electrum wallet file's ``seed``, and a made-up phrase under ``recovery_phrase``; look-alikes of
+  README prose, stop words, the all-zero test vector, a lexer's repeated words, a shopping list,
+  photo tags and the wordlist's first words in prose.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -733,7 +739,6 @@ _LIMITS_13: dict[str, str] = {
     "fx-prisma-seed-bcrypt": f'{_POSITION}: `bcrypt.hash("X", 10)` (the plaintext a seed script hashes)',
     "win-netsh-wlan-key-clear": f"{_WORDS}: netsh's `Key Content : <three words>`",
     "chat-mattermost-jsonl": f"{_WORDS}: `ssh key passphrase for deploy@ is <four words>` in a Mattermost export's JSON `message`",
-    "wal-electrum-seed-title": "a 12-word seed phrase, words only, in a title after `restore electrum wallet from`: no credential noun names it",
     "bk-borg-keyfile": f"{_BARE}: a borg keyfile's base64 lines under its `BORG_KEY <repository id>` header",
     "wal-bitcoin-wif": f"{_ALONE}: a Bitcoin WIF private key (base58, `K`/`L` and 51 characters) printed by `bitcoin-cli dumpprivkey`",
     "url-pushover-form": f"{_NAME}: Pushover's `--form-string 'user=X'` (the user key; `token=` is redacted), batch 12's `saas-pushover-curl` again",
@@ -751,7 +756,6 @@ _UNFLAGGED_13 = {
     "fx-prisma-seed-bcrypt",
     "win-netsh-wlan-key-clear",
     "chat-mattermost-jsonl",
-    "wal-electrum-seed-title",
     "mac-launchd-plist-env",
     "chat-rocketchat-hook-url",
     "loc-cwd-share-path",
@@ -763,7 +767,6 @@ _UNFLAGGED_13 = {
 _LIMITS_14: dict[str, str] = {
     "split-powershell-plus": 'literals joined in code under a variable that names nothing (`$k = "A" + "B"`), the credential\'s name (`X-Api-Key`) only where the next line uses it',
     "split-c-adjacent-literals": "the second of C's adjacent literals after `#define NAME`, continued by a backslash (the first is redacted)",
-    "wal-hardhat-env-mnemonic": f"{_WORDS}: a 24-word BIP-39 mnemonic under `MNEMONIC=` (the Etherscan key beside it is redacted)",
     "mac-security-dump-keychain": f"{_WORDS}: `security dump-keychain -d`'s `data:` and a quoted passphrase of three words on the next line",
     "mail-gmail-app-password-prose": f"{_WORDS}: `app password: <four groups of four letters>` in prose",
     "chat-irc-weechat-log": "a WeeChat log's message `try the bastion with X`: no credential noun",
@@ -781,6 +784,7 @@ _LIMITS_14: dict[str, str] = {
     "voip-grandstream-pvalues": "Grandstream's P-values: the SIP password as `P34 = X`, a setting known by its number (`P2` under `# Admin password` is redacted)",
     "net-junos-set-user": "Junos `$9$` (a reversible obfuscation) quoted after `authentication-key` in a `set` line (the SNMP community is redacted)",
     "pay-card-fixture-csv": f"{_TABLE}: card numbers in a CSV's `card_number` column",
+    "x-seed14-prose-no-noun": "a 24-word BIP-39 mnemonic in prose with no word near it naming a seed, a wallet, a backup or words: seed phrases are read around those only (a pass over every run of short lower-case words costs the scan of prose a tenth more)",
 }
 _UNFLAGGED_14 = set(_LIMITS_14) - {
     "split-powershell-plus",

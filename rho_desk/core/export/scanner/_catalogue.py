@@ -42,7 +42,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 93
+RULESET_VERSION: Final = 94
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -397,7 +397,14 @@ key, a seed).
 93: past the first level of escapes, the quoted string ``printf`` or ``echo -e`` prints, its
 backslashes single (the shell's ``\\n``), is not decoded again: ``printf 'X\\nX\\n' | passwd``,
 ``echo -e "X\\nX" | smbpasswd -s`` stay one command line; every line of a ``printf`` format with
-no conversion is what it prints into the next command (a password and its confirmation)."""
+no conversion is what it prints into the next command (a password and its confirmation).
+94: a wallet's seed phrase by what it is (``seed-phrase``, ``_seeds``): around a word standing
+near one (``mnemonic``, ``seed``, ``recovery``, ``phrase``, ``wallet``, ``backup``, ``restore``,
+``words``, a wallet's name, ``bip39``), 12, 15, 18, 21 or 24 words of the BIP-39 English wordlist
+(shipped as package data) that pass BIP-39's checksum or Electrum's seed-version check, at least
+half of them distinct, however separated (spaces, commas, one a line, numbered, a list's quoted
+items); and right after a word naming a seed, 12 to 24 lower-case words, a multiple of three, a
+third or more of them on the wordlist."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {
@@ -545,6 +552,9 @@ RULES: Final[dict[str, str]] = {
     "known-credential": "a credential rho-desk holds in keyring",
     "printed-secret": "what a command that prints a secret printed (op read, gcloud secrets versions access, terraform "
     "output -raw, wg genkey, cat of a credential-named file), wherever it appears",
+    "seed-phrase": "a wallet's seed phrase: 12 to 24 words of the BIP-39 wordlist that pass BIP-39's or Electrum's "
+    "check near a word saying seed, wallet, backup or words, or 12 to 24 words right after a name saying seed, "
+    "mnemonic or wallet",
     "key-material": "key material or one-time codes on lines of their own: an armored block naming a seed, secret, "
     "licence or key that is not public, a google-authenticator file, codes under a heading naming recovery or backup "
     "codes, a hex key beside its cipher, a key as a list of byte values under a key's name",
@@ -629,6 +639,7 @@ ALWAYS_KEPT: Final = frozenset(
         "rho-audit-canary",
         "age-secret-key",
         "key-material",
+        "seed-phrase",
     }
 )
 """Rules whose hits are kept whatever their value looks like (a placeholder's run, a stored

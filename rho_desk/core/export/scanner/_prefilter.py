@@ -352,7 +352,7 @@ def keyword_rule(rule: Pass) -> Rule:
         rule.anchor.pattern
     )  # the gate finds "authorization", the pattern starts 7 in
     start = _OPEN_BOUNDED.sub(rb"{\1}", _strip_lookarounds(hyperscan_syntax(start)))
-    return Rule(rule.pattern.pattern, caseless=True, start=start, offset=offset)
+    return Rule(rule.pattern.pattern, caseless=True, start=start, offset=offset, weight=rule.weight)
 
 
 def _strip_lookarounds(pattern: bytes) -> bytes:

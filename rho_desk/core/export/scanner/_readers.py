@@ -5,7 +5,7 @@ they stand (``_basic``), the credential grammar
 (``_grammar``), URLs (``_urls``), logged statements (``_statements``), command lines
 (``_commands``), prose (``_prose``, ``_sentences``), codes (``_codes``), generated values
 (``_generated``), names read from their values (``_named``), transcripts (``_transcripts``), key
-material (``_material``) and records (``_records``). This module lists them once: a reader is
+material (``_material``), records (``_records``) and seed phrases (``_seeds``). This module lists them once: a reader is
 added here, and the scan driver
 (``_secrets``) builds its gate and runs its passes from the list, in its order (the gate's rules
 are numbered by it).
@@ -23,6 +23,7 @@ from ._named import named_passes
 from ._prose import prose_passes
 from ._records import record_passes
 from ._rules import Pass, keyword_passes
+from ._seeds import seed_passes
 from ._sentences import sentence_passes
 from ._statements import statement_passes
 from ._transcripts import transcript_passes
@@ -48,4 +49,5 @@ def reader_passes() -> tuple[Pass, ...]:
         *transcript_passes(),
         *material_passes(),
         *record_passes(),
+        *seed_passes(),
     )

@@ -215,7 +215,8 @@ class Pass:
     its anchor; with it the regex says more (what the handler requires), caseless when the
     rule is anchored or its pattern is."""
     weight: int = 1
-    """What the rule's gate pattern costs hyperscan against the others' (``Rule.weight``)."""
+    """What the rule's gate pattern costs hyperscan against the others' (``Rule.weight``); 0 for a
+    few literals, placed last (the parts of the rules before it stay as they were)."""
     alternatives: tuple[bytes, ...] = ()
     """For token rules: what the gate searches instead of ``pattern``, one expression each (every
     match of the pattern is a match of one of them that ends where it ends). A vendor pass joins
