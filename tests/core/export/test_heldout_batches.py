@@ -337,7 +337,17 @@ against them). The same checks run over every batch; what differs is data (``BAT
   prose with no noun, in a hardhat config, in ``electrum restore`` and ``cast --mnemonic``, an
   Electrum wallet file's ``seed``, and a made-up phrase under ``recovery_phrase``; look-alikes of
   README prose, stop words, the all-zero test vector, a lexer's repeated words, a shopping list,
-  photo tags and the wordlist's first words in prose.
+  photo tags and the wordlist's first words in prose. Further forms (21 and 15 look-alikes,
+  ``x-key14-``) for key material named as a key: OpenVPN static keys inline (``<tls-auth>``,
+  ``<tls-crypt>`` in hashline rows), by ``cat`` and in a diff, a base64 ``MASTER KEY BLOCK``, Rails'
+  ``SECRET_KEY_BASE``, Flask's ``SECRET_KEY``, a YAML ``hmac_key``, ``JWT_SECRET``, machineKey, a
+  ``session_key``, a PGP private key block, a TOML ``master_key``, an XML ``EncryptionKey``, a JSON
+  ``signingKey``, a JS ``hmacKey``, PowerShell's ``$AppKey``, and digests' lengths under
+  ``ticketKey``, ``macKey``, ``clusterKey``, ``deviceKey``; look-alikes of checksums under
+  ``sha512:``, a ``.sha256`` line, ``git log``, certificate, public-key and PGP public blocks,
+  Cargo.lock's ``checksum``, a key's fingerprint, flake.lock's ``rev``, an ed25519 public key, a
+  ``cacheKey``/``keyHash``/``publicKey``, a ``PUBLIC KEY V1`` block, an ``Idempotency-Key``, a
+  ``partitionKey`` and ``sha512sum`` of a key file.
 
 Each form is planted where its batch planted it (batch 4 on: also an assistant's reasoning
 summary; batch 6: also the session's title; batch 7 on: its ``cwd`` and ``last_command``) and
@@ -506,7 +516,6 @@ _LIMITS_9: dict[str, str] = {
     "sdk-launchdarkly-sdk-key": f'{_POSITION}: `Config("sdk-<uuid>")`: a vendor prefix the catalogue does not hold',
     "sdk-firecrawl-exa": f'{_POSITION}: `Exa("<uuid>")` in reasoning prose',
     "sdk-dropbox-short-lived": f'{_POSITION}: `dropbox.Dropbox("sl.u.…")`: a vendor prefix the catalogue does not hold',
-    "fx-cypress-env-json": f'{_NAME}: `"mailslurpKey": "<64 hex>"` (a digest\'s length; `adminPass` is redacted)',
     "nl-zu": f"{_FOREIGN}: Zulu `iphasiwedi`; the value `05h-oZ0-Nay1_0` in groups of two or three pieces, as a name's (the prose reader's shape)",
     "nl-ku": f"{_FOREIGN}: Kurmanji `şîfre`, the value before the copula; `tIna_ZEGv7-E_5` in groups of few pieces, as a name's (the prose reader's shape)",
     "chat-discord-spoiler": "a Discord bot token between spoiler bars `||…||`",
@@ -527,7 +536,6 @@ _UNFLAGGED_9 = {
     "url-youtube-stream-key",
     "sdk-launchdarkly-sdk-key",
     "sdk-firecrawl-exa",
-    "fx-cypress-env-json",
     "nl-zu",
     "nl-ku",
     "chat-reasoning-table",
@@ -773,8 +781,6 @@ _LIMITS_14: dict[str, str] = {
     "loc-title-wifi": "a title's `Wifi at the office: X`: Wi-Fi names no credential",
     "pr-th-user": f"{_FOREIGN}: Thai `รหัสผ่านคือX`, written without spaces between words",
     "pr-ar-user": f"{_FOREIGN}: Arabic `كلمة المرور الجديدة هي X`",
-    "net-ovpn-tls-auth-inline": f"{_BARE}: an OpenVPN static key's 16 lines of 32 hex digits between its BEGIN and END lines (32 hex digits read as a digest)",
-    "win-web-config-machinekey": "machineKey's `validationKey=\"<128 hex>\"`: 128 hex digits, a SHA-512 digest's length (the decryptionKey and the connection string's password are redacted)",
     "wal-lnd-macaroon-hex": f"{_ALONE}: an LND macaroon's hex (`0201036c6e64…`) as a whole result",
     "wal-solana-id-json": f"{_ALONE}: a Solana keypair's 64-byte JSON list as a whole result (the second opinion flags it)",
     "ocr-azure-portal-copy": f"{_ALONE}: the Azure portal's `Key 1`, then the key on the next line (the connection string's `AccountKey` is redacted; the second opinion flags the key)",
@@ -784,6 +790,7 @@ _LIMITS_14: dict[str, str] = {
     "voip-grandstream-pvalues": "Grandstream's P-values: the SIP password as `P34 = X`, a setting known by its number (`P2` under `# Admin password` is redacted)",
     "net-junos-set-user": "Junos `$9$` (a reversible obfuscation) quoted after `authentication-key` in a `set` line (the SNMP community is redacted)",
     "pay-card-fixture-csv": f"{_TABLE}: card numbers in a CSV's `card_number` column",
+    "x-key14-mac-key-40": "`macKey = '<40 hex>'`: SHA-1's length (git's object ids) under a name saying key is still read as a digest (a commit under `release_key:` is one)",
     "x-seed14-prose-no-noun": "a 24-word BIP-39 mnemonic in prose with no word near it naming a seed, a wallet, a backup or words: seed phrases are read around those only (a pass over every run of short lower-case words costs the scan of prose a tenth more)",
 }
 _UNFLAGGED_14 = set(_LIMITS_14) - {

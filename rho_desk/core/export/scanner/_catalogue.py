@@ -42,7 +42,7 @@ KNOWN_SECRET_MIN_LENGTH: Final = 6
 SEPARATOR: Final = b"\xff"
 """Joins strings into one scan buffer; never part of UTF-8, so no match crosses it."""
 
-RULESET_VERSION: Final = 94
+RULESET_VERSION: Final = 95
 """The version of the rules and decoders below; receipts record (and sign) it. Raised whenever what
 the scanner finds changes (a rule, an encoding, a bound). 2: escape-aware boundaries, wrapped,
 nested and compressed encodings, zero-width characters, the vendor catalogue. 3: the credential
@@ -404,7 +404,12 @@ near one (``mnemonic``, ``seed``, ``recovery``, ``phrase``, ``wallet``, ``backup
 (shipped as package data) that pass BIP-39's checksum or Electrum's seed-version check, at least
 half of them distinct, however separated (spaces, commas, one a line, numbered, a list's quoted
 items); and right after a word naming a seed, 12 to 24 lower-case words, a multiple of three, a
-third or more of them on the wordlist."""
+third or more of them on the wordlist.
+95: key material named as a key: an armored block whose label names a key of any kind, words
+after it or not (``Static key V1``, ``MASTER KEY BLOCK``; not public, private, a certificate or a
+signature), redacts its lines; hex of a SHA-2 digest's length under a name whose last word is key
+(``name_is_key``: ``validationKey``; not ``cacheKey``, ``checksum/key``) is a key's
+(``_entropy``), SHA-1's 40 staying a digest's (git's ids)."""
 
 # Rule ids with what they find (the receipt and the audit report name these ids).
 RULES: Final[dict[str, str]] = {

@@ -15,8 +15,23 @@ from typing import Final
 
 from ._catalogue import Hit
 from ._lines import break_before
-from ._names import NOT_SECRET_WORDS, name_before, name_words, public_name
-from ._values import ENTROPY_CAP, ciphertext, high_entropy, random_hex, shannon
+from ._names import (
+    NOT_SECRET_WORDS,
+    digest_prefixed,
+    name_before,
+    name_is_key,
+    name_words,
+    public_name,
+)
+from ._values import (
+    DIGEST_HEX_LENGTHS,
+    ENTROPY_CAP,
+    ciphertext,
+    high_entropy,
+    keyed_hex,
+    random_hex,
+    shannon,
+)
 from ._work import spend
 
 __all__ = [
@@ -678,12 +693,38 @@ def _url_path_hits(data: bytes, start: int, end: int) -> list[Hit]:
     return out
 
 
+_KEYED_LENGTHS: Final = DIGEST_HEX_LENGTHS - {40}
+"""The digests' lengths a name saying key makes a key's: not SHA-1's 40, git's object ids (a
+commit under ``release_key:`` is an id)."""
+_NAME_GAP: Final = frozenset(b"\"'\\ \t")
+"""Between a name, its operator and its value: quotes (JSON-escaped too) and spaces."""
+
+
+def _named_key(data: bytes, start: int, value: bytes) -> bool:
+    """The hex ``value`` at ``start`` is a key's by its name: it follows ``=`` or ``:`` after a
+    name saying key (``name_is_key``: ``validationKey``, ``ticketKey``; not ``cacheKey``,
+    ``publicKey``, ``checksum/key``), and reads as random hex (``keyed_hex``)."""
+    end = start
+    while end > 0 and start - end < 12 and data[end - 1] in _NAME_GAP:
+        end -= 1
+    if end == 0 or data[end - 1] not in b"=:":
+        return False
+    end -= 1
+    while end > 0 and start - end < 24 and data[end - 1] in _NAME_GAP:
+        end -= 1
+    start_of_name, name = name_before(data, end)
+    if not name or digest_prefixed(data, start_of_name) or not keyed_hex(value):
+        return False  # checksum/key: a digest of the key
+    return name_is_key(name.decode("ascii", "replace"))
+
+
 def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
     """High-entropy values where a value stands: after ``=``, ``:`` (a header, a YAML or JSON
     key), as a quoted argument, after a flag, in a table's cell, alone after a name on its line,
     as a list's item or an element's text (``_value_position``); never under an identifier's or a
     digest's name, nor an integrity string (``sha512-…``), a prefixed id (``toolu_…``) or image
-    data. Hex counts when it is not a digest's length (``random_hex``)."""
+    data. Hex counts when it is not a digest's length (``random_hex``), or when a name before it
+    says key (``_named_key``)."""
     out: list[Hit] = []
     blocks: _Blocks = {}
     if len(runs) * _CROWDED > len(data):
@@ -717,7 +758,9 @@ def entropy_hits(data: bytes, runs: list[tuple[int, int]]) -> list[Hit]:
         if value.islower() or value.isupper():
             hexed = random_hex(value)
             if not hexed:
-                continue  # hex digests, words (most runs of a text: looked at first)
+                if n not in _KEYED_LENGTHS or not _named_key(data, start, value):
+                    continue  # hex digests, words (most runs of a text: looked at first)
+                hexed = True  # a digest's length, but a name says key (``validationKey="…"``)
         if start > 0 and data[start - 1] in b"mK":
             before_start = _before_colours(data, start)
         else:

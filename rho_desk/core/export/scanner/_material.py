@@ -102,10 +102,10 @@ def _line_start(data: bytes, pos: int) -> int:
 
 # --- armored blocks -----------------------------------------------------------------------------
 
-_ARMOR_WORDS: Final = (
-    rb"(?:seed|secret|licen[cs]e|password|(?:static|client|server|symmetric|master|shared|session"
-    rb"|signing|encryption|nkey|group)[ \t]key)"
-)
+_ARMOR_WORDS: Final = rb"(?:seed|secret|licen[cs]e|password|[a-z0-9\-]{2,24}[ \t]key)"
+"""What a label naming secret material ends with: a seed, a secret, a licence, a password, a key
+of any kind (``Static key``, ``tls-crypt-v2 client key``, ``NKEY SEED``); words after it may
+follow (``Static key V1``, ``MASTER KEY BLOCK``)."""
 _ARMOR: Final = re.compile(
     rb"-{3}[ \t]?begin[ \t](?P<label>[^\r\n\x00\xff\\]{0,60}?" + _ARMOR_WORDS + rb")",
     re.IGNORECASE,
@@ -115,9 +115,12 @@ _ARMOR_TAIL: Final = (
 )
 """The last six bytes of a label ``_ARMOR_WORDS`` ends with (not ``te key``: ``PRIVATE KEY`` is
 ``_pem``'s, and a line of such headers is no work here)."""
-_ARMOR_GATES: Final = (_ARMOR_TAIL + rb"-{3}", _ARMOR_TAIL + rb" -{3}")
-"""The label's end and the dashes after it, joined or apart (``----- BEGIN LICENSE -----``): each
-of one width, so the gate knows where a match starts without tracking it."""
+_ARMOR_GATES: Final = (
+    _ARMOR_TAIL + rb"-{3}",
+    _ARMOR_TAIL + rb"(?:[ \t][a-z0-9.]{1,8})?[ \t]?-{3}",
+)
+"""The label's end and the dashes after it, joined or apart (``----- BEGIN LICENSE -----``), or a
+word after it (``Static key V1-----``, ``KEY BLOCK-----``)."""
 _NOT_SECRET_LABEL: Final = re.compile(
     rb"public|certificate|signature|private|message|request|parameters", re.IGNORECASE
 )

@@ -22,6 +22,7 @@ from ._paths import WORD_PATH, credential_path
 from ._work import spend
 
 __all__ = [
+    "DIGEST_HEX_LENGTHS",
     "ENTROPY_CAP",
     "REFERENCE_TAGS",
     "SIZED_HEX",
@@ -31,6 +32,7 @@ __all__ = [
     "high_entropy",
     "id_shaped",
     "key_id",
+    "keyed_hex",
     "list_item",
     "literal_value",
     "pass_kind",
@@ -110,11 +112,20 @@ def high_entropy(value: bytes) -> bool:
 
 
 _HEX_BYTES: Final = b"0123456789abcdefABCDEF"
-_DIGEST_HEX_LENGTHS: Final = frozenset({40, 56, 64, 96, 128})
+DIGEST_HEX_LENGTHS: Final = frozenset({40, 56, 64, 96, 128})
 """Lengths of SHA-1 and SHA-2 digests in hex: a bare hex value of one of these lengths is a digest
 (a commit, a checksum), of another a key (a Twilio token's 32, an API key's 48)."""
 _HEX_ENTROPY: Final = 3.0
 """Bits per character a hex value needs (detect-secrets' ``HexHighEntropyString`` limit)."""
+
+
+def keyed_hex(value: bytes) -> bool:
+    """Hex that reads as a key under a name saying key, whatever its length: a digest's length in
+    one case says digest only where nothing names the value a key (``validationKey="<128 hex>"``)."""
+    if value.translate(None, _HEX_BYTES):
+        return False
+    digits = len(value) - len(value.translate(None, bytes(sorted(_DIGIT))))
+    return 2 <= digits <= len(value) - 2 and shannon(value) >= _HEX_ENTROPY
 
 
 def random_hex(value: bytes) -> bool:
@@ -122,7 +133,7 @@ def random_hex(value: bytes) -> bool:
     ``6d2FabeB…`` is no digest), letters and digits (two or more of each), and the entropy
     detect-secrets asks of hex."""
     if value.translate(None, _HEX_BYTES) or (
-        len(value) in _DIGEST_HEX_LENGTHS and (value.islower() or value.isupper())
+        len(value) in DIGEST_HEX_LENGTHS and (value.islower() or value.isupper())
     ):
         return False
     digits = len(value) - len(value.translate(None, bytes(sorted(_DIGIT))))
